@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make            build softrma.ko for $(KVER) and the rdma-core provider
+# make deps       install every Debian package build, tests and bench need
+# make check      build, lint, and run the selftests in a guest per kernel
+# make run        boot a guest, create softrma0, run ibv_devinfo (the demo)
+# make install    install module (with depmod) and provider on this host
+#
+# KVER selects the kernel; by default the running kernel if its build tree is
+# installed, else the oldest installed Debian kernel.  `make check` runs on
+# every installed kernel (KVERS) unless KVER is given.  C=2 and W=1 reach
+# Kbuild unchanged.
+
+SRC := $(CURDIR)
+KVERS_ALL := $(shell ls -d /lib/modules/*/build 2>/dev/null | \
+		cut -d/ -f4 | sort -V | \
+		while read k; do [ -e /boot/vmlinuz-$$k ] && echo $$k; done)
+ifeq ($(origin KVER),undefined)
+  ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
+    KVER := $(shell uname -r)
+  else
+    KVER := $(firstword $(KVERS_ALL))
+  endif
+  KVERS ?= $(KVERS_ALL)
+else
+  KVERS ?= $(KVER)
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD = $(SRC)/build/$(KVER)
+
+DESTDIR ?=
+LIBDIR ?= /usr/lib/x86_64-linux-gnu
+
+.PHONY: all modules modules-all user tests deps check lint run install \
+	clean FORCE
+
+all: modules user tests
+
+# Kbuild writes its objects beside the sources, so every kernel gets its own
+# tree of links to them.
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run 'make deps'"; exit 1; }
+	@rm -rf $(BUILD)/src
+	@mkdir -p $(BUILD)/src
+	@cd $(SRC) && find Kbuild kernel include -type f \( -name '*.[ch]' -o -name Kbuild \) | \
+		while read f; do mkdir -p $(BUILD)/src/$$(dirname $$f); \
+		ln -sf $(SRC)/$$f $(BUILD)/src/$$f; done
+	$(MAKE) -C $(KDIR) M=$(BUILD)/src modules
+	@cp $(BUILD)/src/kernel/softrma.ko $(BUILD)/softrma.ko
+	@echo "built $(BUILD)/softrma.ko"
+
+modules-all:
+	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k; done
+
+user:
+	$(MAKE) -C user
+
+tests: user
+	$(MAKE) -C selftests
+
+deps:
+	sh scripts/deps.sh
+
+# Build every kernel with W=1 and sparse; any diagnostic fails.
+lint:
+	@set -e; for k in $(KVERS); do \
+		$(MAKE) --no-print-directory modules KVER=$$k W=1 C=2 2>&1 | tee $(SRC)/build/lint-$$k.log; \
+		if grep -E 'warning:|error:' $(SRC)/build/lint-$$k.log; then \
+			echo "lint: $$k has diagnostics"; exit 1; fi; \
+	done
+
+check: user tests
+	@KVERS="$(KVERS)" sh selftests/check.sh
+
+run: modules user
+	selftests/vm/run -k $(KVER) -- selftests/demo.sh $(KVER)
+
+install: modules user
+	$(MAKE) -C $(KDIR) M=$(BUILD)/src INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+	$(MAKE) -C user install DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR)
+
+clean:
+	rm -rf build
+	$(MAKE) -C user clean
+	$(MAKE) -C selftests clean

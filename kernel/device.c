@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The softrma ib_device: its ops table, attributes, port and user context.
+ */
+
+#include <linux/sysfs.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/softrma-abi.h>
+
+#include "compat.h"
+#include "softrma.h"
+
+/* The largest IB MTU whose packets fit in @ndev's MTU; 0 if none does. */
+static enum ib_mtu softrma_netdev_ib_mtu(struct net_device *ndev)
+{
+	return iboe_get_mtu(READ_ONCE(ndev->mtu));
+}
+
+enum ib_port_state softrma_port_state(struct net_device *ndev)
+{
+	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
+	    softrma_netdev_ib_mtu(ndev))
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+/* Reports a change of port state to the core; called under RTNL. */
+void softrma_port_event(struct softrma_dev *sdev)
+{
+	enum ib_port_state state = softrma_port_state(sdev->netdev);
+	struct ib_event event = {
+		.device = &sdev->ib_dev,
+		.element.port_num = SOFTRMA_PORT,
+	};
+
+	ASSERT_RTNL();
+	if (state == sdev->port_state)
+		return;
+	sdev->port_state = state;
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+}
+
+static int softrma_query_device(struct ib_device *ibdev,
+				struct ib_device_attr *attr,
+				struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_pd = SOFTRMA_MAX_PD;
+	attr->max_pkeys = 1;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static int softrma_query_port(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_sdev(ibdev)->netdev;
+
+	attr->state = softrma_port_state(ndev);
+	if (attr->state == IB_PORT_ACTIVE) {
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+		attr->active_mtu = softrma_netdev_ib_mtu(ndev);
+	} else {
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		attr->active_mtu = IB_MTU_256;
+	}
+	attr->max_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = SOFTRMA_GID_TBL_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->max_msg_sz = SOFTRMA_MAX_MSG_SZ;
+	attr->max_vl_num = 1;
+	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
+				&attr->active_width);
+}
+
+static int softrma_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			      u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int softrma_get_port_immutable(struct ib_device *ibdev, u32 port,
+				      struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	/* ib_query_port() needs the core caps to know this is a RoCE port. */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer softrma_get_link_layer(struct ib_device *ibdev,
+						   u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static void softrma_get_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SOFTRMA_FW_VER);
+}
+
+static int softrma_alloc_ucontext(struct ib_ucontext *ibuc,
+				  struct ib_udata *udata)
+{
+	/* No request fields are defined yet: insist that none are used. */
+	if (!ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static void softrma_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
+ * Nothing of a user context lives outside kernel memory that the core
+ * tracks: the core destroys its objects and zaps its mappings, so the device
+ * may go away while an application still holds the file open.
+ */
+static void softrma_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static void softrma_dealloc_driver(struct ib_device *ibdev)
+{
+	struct softrma_dev *sdev = to_sdev(ibdev);
+
+	softrma_list_del(sdev);
+	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+}
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SOFTRMA_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static struct attribute *softrma_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	NULL
+};
+
+static const struct attribute_group softrma_dev_attr_group = {
+	.attrs = softrma_dev_attrs,
+};
+
+static const struct ib_device_ops softrma_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SOFTRMA_ABI_VERSION,
+
+	.alloc_pd = softrma_alloc_pd,
+	.alloc_ucontext = softrma_alloc_ucontext,
+	.dealloc_driver = softrma_dealloc_driver,
+	.dealloc_pd = softrma_dealloc_pd,
+	.dealloc_ucontext = softrma_dealloc_ucontext,
+	.device_group = &softrma_dev_attr_group,
+	.disassociate_ucontext = softrma_disassociate_ucontext,
+	.get_dev_fw_str = softrma_get_fw_str,
+	.get_link_layer = softrma_get_link_layer,
+	.get_port_immutable = softrma_get_port_immutable,
+	.query_device = softrma_query_device,
+	.query_pkey = softrma_query_pkey,
+	.query_port = softrma_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrma_ucontext, ibuc),
+};
+
+static void softrma_init_ib_dev(struct softrma_dev *sdev,
+				struct net_device *ndev)
+{
+	struct ib_device *ibdev = &sdev->ib_dev;
+
+	INIT_LIST_HEAD(&sdev->list);
+	atomic_set(&sdev->num_pd, 0);
+	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
+	sdev->netdev = ndev;
+	sdev->port_state = softrma_port_state(ndev);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	strscpy(ibdev->node_desc, "softrma", sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	ib_set_device_ops(ibdev, &softrma_dev_ops);
+}
+
+/* Creates and registers a device on @ndev; the caller publishes it. */
+struct softrma_dev *softrma_dev_create(const char *name,
+				       struct net_device *ndev)
+{
+	struct softrma_dev *sdev;
+	int err;
+
+	sdev = ib_alloc_device(softrma_dev, ib_dev);
+	if (!sdev)
+		return ERR_PTR(-ENOMEM);
+	softrma_init_ib_dev(sdev, ndev);
+
+	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SOFTRMA_PORT);
+	if (err)
+		goto err_dealloc;
+	ib_mark_name_assigned_by_user(&sdev->ib_dev);
+	err = ib_register_device(&sdev->ib_dev, name, NULL);
+	if (err)
+		goto err_dealloc;
+	return sdev;
+
+err_dealloc:
+	/* Calls softrma_dealloc_driver(), which drops the netdev. */
+	ib_dealloc_device(&sdev->ib_dev);
+	return ERR_PTR(err);
+}

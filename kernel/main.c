@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softrma module glue: the "rdma link" type, the list of our devices and the
+ * netdev notifier that ties each device's life and port state to its netdev.
+ */
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "softrma.h"
+
+static LIST_HEAD(softrma_devices);
+/* Protects softrma_devices.  Nests inside RTNL. */
+static DEFINE_MUTEX(softrma_devices_lock);
+/* Serialises newlink, so that one netdev never gets two devices. */
+static DEFINE_MUTEX(softrma_link_lock);
+
+static struct softrma_dev *softrma_find_locked(struct net_device *ndev)
+{
+	struct softrma_dev *sdev;
+
+	lockdep_assert_held(&softrma_devices_lock);
+	list_for_each_entry(sdev, &softrma_devices, list)
+		if (sdev->netdev == ndev)
+			return sdev;
+	return NULL;
+}
+
+static bool softrma_netdev_has_dev(struct net_device *ndev)
+{
+	bool found;
+
+	mutex_lock(&softrma_devices_lock);
+	found = softrma_find_locked(ndev);
+	mutex_unlock(&softrma_devices_lock);
+	return found;
+}
+
+/*
+ * Publish a registered device.  This is done under RTNL so that it cannot
+ * miss the NETDEV_UNREGISTER of its netdev: either the notifier runs later
+ * and finds the device, or the netdev is already going and so is the device.
+ */
+static int softrma_publish(struct softrma_dev *sdev)
+{
+	bool netdev_gone;
+
+	rtnl_lock();
+	mutex_lock(&softrma_devices_lock);
+	list_add_tail(&sdev->list, &softrma_devices);
+	mutex_unlock(&softrma_devices_lock);
+	netdev_gone = sdev->netdev->reg_state != NETREG_REGISTERED;
+	rtnl_unlock();
+
+	if (netdev_gone) {
+		ib_unregister_device(&sdev->ib_dev);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void softrma_list_del(struct softrma_dev *sdev)
+{
+	mutex_lock(&softrma_devices_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&softrma_devices_lock);
+}
+
+static int softrma_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct softrma_dev *sdev;
+	int err;
+
+	mutex_lock(&softrma_link_lock);
+	if (softrma_netdev_has_dev(ndev)) {
+		err = -EEXIST;
+		goto out;
+	}
+	sdev = softrma_dev_create(ibdev_name, ndev);
+	if (IS_ERR(sdev)) {
+		err = PTR_ERR(sdev);
+		goto out;
+	}
+	err = softrma_publish(sdev);
+out:
+	mutex_unlock(&softrma_link_lock);
+	return err;
+}
+
+static struct rdma_link_ops softrma_link_ops = {
+	.type = "softrma",
+	.newlink = softrma_newlink,
+};
+
+/* Takes a registration reference on the device bound to @ndev, if any. */
+static struct softrma_dev *softrma_get_by_netdev(struct net_device *ndev)
+{
+	struct softrma_dev *sdev;
+
+	mutex_lock(&softrma_devices_lock);
+	sdev = softrma_find_locked(ndev);
+	if (sdev && !ib_device_try_get(&sdev->ib_dev))
+		sdev = NULL;
+	mutex_unlock(&softrma_devices_lock);
+	return sdev;
+}
+
+static int softrma_netdev_event(struct notifier_block *nb, unsigned long event,
+				void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct softrma_dev *sdev;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+
+	sdev = softrma_get_by_netdev(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+
+	if (event == NETDEV_UNREGISTER)
+		ib_unregister_device_queued(&sdev->ib_dev);
+	else
+		softrma_port_event(sdev);
+
+	ib_device_put(&sdev->ib_dev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block softrma_netdev_nb = {
+	.notifier_call = softrma_netdev_event,
+};
+
+/*
+ * Unregister our own devices one by one; ib_unregister_driver() would also
+ * take every other driver that shares RDMA_DRIVER_UNKNOWN.  Unregistration is
+ * fenced in the core, so a device that "rdma link delete" or the notifier is
+ * removing at the same time is simply waited for.
+ */
+static void softrma_unregister_all(void)
+{
+	struct softrma_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&softrma_devices_lock);
+		sdev = list_first_entry_or_null(&softrma_devices,
+						struct softrma_dev, list);
+		if (sdev)
+			get_device(&sdev->ib_dev.dev);
+		mutex_unlock(&softrma_devices_lock);
+		if (!sdev)
+			break;
+
+		ib_unregister_device(&sdev->ib_dev);
+		put_device(&sdev->ib_dev.dev);
+	}
+}
+
+static int __init softrma_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&softrma_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&softrma_link_ops);
+	return 0;
+}
+
+static void __exit softrma_exit(void)
+{
+	rdma_link_unregister(&softrma_link_ops);
+	softrma_unregister_all();
+	unregister_netdevice_notifier(&softrma_netdev_nb);
+}
+
+module_init(softrma_init);
+module_exit(softrma_exit);
+
+MODULE_AUTHOR("The softrma developers");
+MODULE_DESCRIPTION("softrma: software RDMA (RoCEv2) device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("softrma");

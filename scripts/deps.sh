@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install every Debian package that building, testing and benchmarking softrma
+# needs.  Idempotent and non-interactive; run as root (or through sudo).
+set -eu
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+
+$SUDO apt-get update -qq
+
+# The newest 6.12 backport kernel that also has headers in the archive.
+k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+	sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) .*/\1/p' |
+	sort -V | tail -n 1)
+
+pkgs="build-essential kmod sparse python3 \
+	linux-image-amd64 linux-headers-amd64 \
+	qemu-system-x86 busybox-static cpio \
+	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
+	ibverbs-utils rdmacm-utils perftest iproute2"
+[ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612"
+
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+echo "deps: installed ($pkgs)"

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftrma: the rdma-core provider for softrma devices.  This file finds
+ * the devices and opens contexts; verbs.c implements the verbs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/softrma-abi.h>
+
+#include "softrma.h"
+
+/* Reads a sysfs attribute of the device, without its trailing newline. */
+static int read_dev_attr(struct verbs_sysfs_dev *sysfs_dev, const char *name,
+			 char *buf, size_t size)
+{
+	int len = ibv_read_ibdev_sysfs_file(buf, size, sysfs_dev, "%s", name);
+
+	if (len <= 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Matches by the driver's hca_type, so renamed devices are still ours. */
+static bool softrma_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char type[32];
+
+	return !read_dev_attr(sysfs_dev, "hca_type", type, sizeof(type)) &&
+	       !strcmp(type, SOFTRMA_HCA_TYPE);
+}
+
+static struct verbs_device *softrma_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct softrma_device *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	if (read_dev_attr(sysfs_dev, "fw_ver", dev->fw_ver, sizeof(dev->fw_ver)))
+		dev->fw_ver[0] = '\0';
+	return &dev->vdev;
+}
+
+static void softrma_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct softrma_device, vdev));
+}
+
+static void softrma_free_context(struct ibv_context *ibctx)
+{
+	struct softrma_context *ctx =
+		container_of(ibctx, struct softrma_context, vctx.context);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops softrma_ctx_ops = {
+	.alloc_pd = softrma_alloc_pd,
+	.dealloc_pd = softrma_dealloc_pd,
+	.free_context = softrma_free_context,
+	.query_device_ex = softrma_query_device_ex,
+	.query_port = softrma_query_port,
+};
+
+static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
+						   int cmd_fd,
+						   void *private_data)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ibv_get_context cmd;
+	struct softrma_context *ctx;
+	int ret;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, struct softrma_context,
+					   vctx, RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp,
+				  sizeof(resp));
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
+	verbs_set_ops(&ctx->vctx, &softrma_ctx_ops);
+	return &ctx->vctx;
+}
+
+static const struct verbs_device_ops softrma_dev_ops = {
+	.name = "softrma",
+	.match_min_abi_version = SOFTRMA_ABI_VERSION,
+	.match_max_abi_version = SOFTRMA_ABI_VERSION,
+	.match_device = softrma_match_device,
+	.alloc_device = softrma_alloc_device,
+	.uninit_device = softrma_uninit_device,
+	.alloc_context = softrma_alloc_context,
+};
+
+static void __attribute__((constructor)) softrma_register_driver(void)
+{
+	verbs_register_driver_34(&softrma_dev_ops);
+}

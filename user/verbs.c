@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The verbs of the softrma provider. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "softrma.h"
+
+int softrma_query_device_ex(struct ibv_context *ctx,
+			    const struct ibv_query_device_ex_input *input,
+			    struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%s",
+		 to_sdev(ctx->device)->fw_ver);
+	return 0;
+}
+
+int softrma_query_port(struct ibv_context *ctx, uint8_t port,
+		       struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+int softrma_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (ret)
+		return ret;
+	free(pd);
+	return 0;
+}
