@@ -40,8 +40,8 @@ all: modules user tests
 # tree of links to them.
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run 'make deps'"; exit 1; }
-	@rm -rf $(BUILD)/src
 	@mkdir -p $(BUILD)/src
+	@find $(BUILD)/src -xtype l -delete
 	@cd $(SRC) && find Kbuild kernel include -type f \( -name '*.[ch]' -o -name Kbuild \) | \
 		while read f; do mkdir -p $(BUILD)/src/$$(dirname $$f); \
 		ln -sf $(SRC)/$$f $(BUILD)/src/$$f; done

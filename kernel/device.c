@@ -12,7 +12,11 @@
 #include "compat.h"
 #include "softrma.h"
 
-/* The largest IB MTU whose packets fit in @ndev's MTU; 0 if none does. */
+/*
+ * The largest IB MTU whose packets fit in @ndev's MTU, 0 if none does.  The
+ * core's RoCE helper reserves room for the largest headers (IPv6, UDP, BTH,
+ * XRC, AtomicETH, ICRC: 96 bytes), so no opcode can overflow the netdev.
+ */
 static enum ib_mtu softrma_netdev_ib_mtu(struct net_device *ndev)
 {
 	return iboe_get_mtu(READ_ONCE(ndev->mtu));

@@ -91,10 +91,20 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 	return &ctx->vctx;
 }
 
+/*
+ * Empty: softrma_match_device() decides.  libibverbs walks the table of every
+ * provider for devices that carry a driver id (rxe's, for one), so it must
+ * exist even though no entry can match.
+ */
+static const struct verbs_match_ent softrma_match_table[] = {
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
 static const struct verbs_device_ops softrma_dev_ops = {
 	.name = "softrma",
 	.match_min_abi_version = SOFTRMA_ABI_VERSION,
 	.match_max_abi_version = SOFTRMA_ABI_VERSION,
+	.match_table = softrma_match_table,
 	.match_device = softrma_match_device,
 	.alloc_device = softrma_alloc_device,
 	.uninit_device = softrma_uninit_device,

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make check: for every kernel in $KVERS, build softrma with W=1 and sparse
+# (any diagnostic fails), run the selftests in a guest of that kernel, and
+# fail on any kernel log line that shows a bug.  Ends with the line
+# "N passed, N failed, N skipped" over everything it ran.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+KVERS=${KVERS:?no kernel to test: run make deps}
+VM_TIMEOUT=${VM_TIMEOUT:-1500}
+
+# What the guest's kernel log must never show.
+BAD_LOG='BUG:|kernel BUG|WARNING:|Oops|Call Trace|UBSAN|general protection fault|possible circular locking|possible recursive locking|INFO: task .* blocked|unregister_netdevice: waiting|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak'
+
+passed=0 failed=0 skipped=0
+result() {	# result ok|fail|skip NAME
+	case $1 in
+	ok) passed=$((passed + 1)); echo "ok - $2" ;;
+	skip) skipped=$((skipped + 1)); echo "ok - $2 # SKIP" ;;
+	*) failed=$((failed + 1)); echo "not ok - $2" ;;
+	esac
+}
+
+provider_abi() {
+	lib=user/libsoftrma-rdmav34.so
+	exports=$(objdump -T "$lib" | awk '$2 != "*UND*" && $4 == ".text"' | grep -c .)
+	foreign=$(objdump -T "$lib" | awk '/\*UND\*/ && $5 ~ /^\(IBVERBS/' |
+		grep -v -e '(IBVERBS_PRIVATE_34)' -e '(IBVERBS_1\.' | grep -c .)
+	[ "$exports" = 0 ] && [ "$foreign" = 0 ]
+}
+if provider_abi; then result ok "provider exports nothing, binds IBVERBS_PRIVATE_34"
+else result fail "provider exports nothing, binds IBVERBS_PRIVATE_34"; fi
+
+for k in $KVERS; do
+	log=build/check-$k
+	rm -rf "$log"
+	mkdir -p "$log"
+
+	make -s --no-print-directory modules KVER="$k" W=1 C=2 > "$log/build.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && ! grep -qE 'warning:|error:' "$log/build.log"; then
+		result ok "$k: softrma.ko builds with W=1 C=2, no diagnostics"
+	else
+		cat "$log/build.log"
+		result fail "$k: softrma.ko builds with W=1 C=2, no diagnostics"
+		continue
+	fi
+
+	selftests/vm/run -k "$k" -t "$VM_TIMEOUT" -o "$log" -- \
+		make -s --no-print-directory -C selftests run_tests > "$log/console.log" 2>&1
+	vmrc=$?
+	grep -vE '^\[ *[0-9]+\.[0-9]+\] (sysrq|reboot):' "$log/console.log" | sed "s/^/[$k] /"
+	while read -r line; do
+		name=${line#* * }
+		name="$k: ${name#* }"
+		case $line in
+		"not ok "*) result fail "$name" ;;
+		"ok "*"# SKIP"*) result skip "$name" ;;
+		"ok "*) result ok "$name" ;;
+		esac
+	done <<EOT
+$(grep -E '^(not )?ok [0-9]+ ' "$log/console.log")
+EOT
+	# A guest that died or hung fails even when every reported test passed.
+	case $vmrc in
+	0|1|2) ;;
+	*) result fail "$k: guest run finished (status $vmrc)" ;;
+	esac
+
+	if [ ! -s "$log/dmesg" ]; then
+		result fail "$k: guest kernel log collected"
+	elif grep -nE "$BAD_LOG" "$log/dmesg"; then
+		result fail "$k: guest kernel log clean"
+	else
+		result ok "$k: guest kernel log clean"
+	fi
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for softrma's shell selftests; sourced, run as root in the guest.
+
+ksft_skip=4
+SOFTRMA_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SOFTRMA_KO=$SOFTRMA_TOP/build/$(uname -r)/softrma.ko
+SOFTRMA_BIN=$SOFTRMA_TOP/selftests/verbs/bin
+export RDMAV_DRIVERS=$SOFTRMA_TOP/user/libsoftrma
+
+fail() { echo "# FAIL: $*"; exit 1; }
+skip() { echo "# SKIP: $*"; exit "$ksft_skip"; }
+info() { echo "# $*"; }
+
+# expect_fail DESC CMD...: CMD must fail.
+expect_fail() {
+	desc=$1; shift
+	if "$@" >/tmp/expect_fail.out 2>&1; then
+		fail "$desc: succeeded but must fail"
+	fi
+	info "$desc: refused ($(head -n 1 /tmp/expect_fail.out))"
+}
+
+# expect_eq DESC GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+load_softrma() {
+	modprobe ib_uverbs || fail "modprobe ib_uverbs"
+	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" || fail "insmod $SOFTRMA_KO"
+}
+
+softrma_links() {
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d/hca_type" ] && [ "$(cat "$d/hca_type")" = softrma ] && basename "$d"
+	done
+}
+
+# add_dummy NAME [IPV4/LEN]: an up dummy netdev, optionally with an address.
+add_dummy() {
+	ip link add "$1" type dummy || fail "ip link add $1"
+	ip link set "$1" up || fail "ip link set $1 up"
+	[ -z "${2:-}" ] || ip addr add "$2" dev "$1" || fail "ip addr add $2"
+}
+
+# The EUI-64 node GUID that a netdev's MAC gives, as ibv_devices prints it.
+mac_to_guid() {
+	set -- $(echo "$1" | tr ':' ' ')
+	printf '%02x%s%sfffe%s%s%s\n' $((0x$1 ^ 2)) "$2" "$3" "$4" "$5" "$6"
+}
+
+# Wait until the GID table shows an entry, up to 5 s (filled asynchronously).
+wait_gid() {
+	for _ in $(seq 50); do
+		ibv_devinfo -v -d "$1" 2>/dev/null | grep -q "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_line FILE TEXT: wait up to 10 s for a line TEXT in FILE.
+wait_line() {
+	for _ in $(seq 100); do
+		grep -qx "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no '$2' in $1: $(cat "$1" 2>/dev/null)"
+}
+
+# devinfo_field DEV FIELD: one field of "ibv_devinfo -v".
+devinfo_field() {
+	ibv_devinfo -v -d "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'
+}
+
+# wait_gone DEV: wait up to 10 s for an RDMA device to disappear.
+wait_gone() {
+	for _ in $(seq 100); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	fail "$1 is still there"
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Run every softrma selftest in this (guest) kernel as TAP, kselftest style.
+# After each test the runner itself checks what every test must leave behind:
+# no softrma device with objects in "rdma resource show", a clean
+# "rdma link delete" of what is left, and a clean "rmmod softrma".
+#
+# usage: run_tests.sh [TEST...]   (default: every test in the list below)
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+. selftests/lib.sh
+
+TESTS=${*:-"
+device/devinfo.sh
+device/provider.sh
+device/port_state.sh
+device/two_devices.sh
+device/bad_input.sh
+device/link_cycles.sh
+device/netdev_unregister.sh
+device/unload_busy.sh
+"}
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+
+# Leaves softrma unloaded; prints why not and fails otherwise.
+teardown() {
+	grep -q '^softrma ' /proc/modules || return 0
+	for dev in $(softrma_links); do
+		used=$(rdma resource show "$dev" 2>/dev/null |
+			grep -oE '(pd|cq|qp|cm_id|mr|ctx|srq) [1-9][0-9]*')
+		if [ -n "$used" ]; then
+			echo "# teardown: $dev still has objects: $used"
+			return 1
+		fi
+		timeout 30 rdma link delete "$dev" ||
+			{ echo "# teardown: rdma link delete $dev failed"; return 1; }
+	done
+	timeout 30 rmmod softrma || { echo "# teardown: rmmod softrma failed"; return 1; }
+}
+
+n=$(echo $TESTS | wc -w)
+echo "TAP version 13"
+echo "1..$n"
+i=0
+nfail=0
+for t in $TESTS; do
+	i=$((i + 1))
+	name="selftests: softrma: $t"
+	echo "# $name"
+	timeout -k 5 "$TEST_TIMEOUT" sh "selftests/$t" >/tmp/test.out 2>&1
+	rc=$?
+	sed 's/^\([^#]\)/# \1/' /tmp/test.out
+	teardown || rc=1
+	ip -o link show type dummy 2>/dev/null | awk -F': ' '{ print $2 }' |
+		while read -r d; do ip link del "$d"; done
+	case $rc in
+	0) echo "ok $i $name" ;;
+	4) echo "ok $i $name # SKIP" ;;
+	124) echo "not ok $i $name # TIMEOUT ${TEST_TIMEOUT}s"; nfail=$((nfail + 1)) ;;
+	*) echo "not ok $i $name # exit=$rc"; nfail=$((nfail + 1)) ;;
+	esac
+done
+[ "$nfail" = 0 ]

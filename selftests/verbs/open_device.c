@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Open a softrma device with plain libibverbs calls and check what the
+ * device, its port, GID table and PDs report; verbs the device does not
+ * implement must fail with EOPNOTSUPP.
+ *
+ * usage: open_device DEV IPV4 ACTIVE_MTU_BYTES
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+
+#include "test.h"
+
+#define NUM_PDS 64
+
+static void check_device(struct ibv_context *ctx)
+{
+	struct ibv_device_attr attr;
+
+	CHECK_EQ(ibv_query_device(ctx, &attr), 0);
+	CHECK_EQ(attr.phys_port_cnt, 1);
+	CHECK(attr.max_pd >= NUM_PDS, "max_pd %d", attr.max_pd);
+	CHECK(!strcmp(attr.fw_ver, "0.1.0"), "fw_ver '%s'", attr.fw_ver);
+	CHECK_EQ(attr.node_guid, ibv_get_device_guid(ctx->device));
+	CHECK(attr.node_guid != 0, "node_guid is zero");
+	CHECK_EQ(attr.sys_image_guid, attr.node_guid);
+	CHECK_EQ(attr.max_pkeys, 1);
+	/* Nothing of the data path is advertised before it exists. */
+	CHECK_EQ(attr.max_qp, 0);
+	CHECK_EQ(attr.max_cq, 0);
+	CHECK_EQ(attr.max_mr, 0);
+	CHECK_EQ(attr.atomic_cap, IBV_ATOMIC_NONE);
+}
+
+static int mtu_bytes_of(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : -1;
+}
+
+static void check_port(struct ibv_context *ctx, int mtu_bytes)
+{
+	struct ibv_port_attr port;
+
+	CHECK_EQ(ibv_query_port(ctx, 1, &port), 0);
+	CHECK_EQ(port.state, IBV_PORT_ACTIVE);
+	CHECK_EQ(port.phys_state, 5 /* LinkUp */);
+	CHECK_EQ(port.link_layer, IBV_LINK_LAYER_ETHERNET);
+	CHECK_EQ(port.max_mtu, IBV_MTU_4096);
+	CHECK_EQ(mtu_bytes_of(port.active_mtu), mtu_bytes);
+	CHECK_EQ(port.pkey_tbl_len, 1);
+	CHECK(port.gid_tbl_len >= 16, "gid_tbl_len %d", port.gid_tbl_len);
+	CHECK_EQ(port.max_msg_sz, 0x80000000U);
+	CHECK(ibv_query_port(ctx, 2, &port) != 0, "port 2 exists");
+}
+
+/* The core fills the GID table from the netdev's addresses: find IPV4. */
+static void check_gid(struct ibv_context *ctx, const char *ipv4)
+{
+	struct ibv_port_attr port;
+	union ibv_gid want = {}, gid;
+	struct ibv_gid_entry entry;
+	uint16_t pkey;
+	int i;
+
+	want.raw[10] = 0xff;
+	want.raw[11] = 0xff;
+	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "bad address %s", ipv4);
+	CHECK_EQ(ibv_query_port(ctx, 1, &port), 0);
+	for (i = 0; i < port.gid_tbl_len; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, sizeof(gid)))
+			break;
+	CHECK(i < port.gid_tbl_len, "no GID for %s", ipv4);
+	CHECK_EQ(ibv_query_gid_ex(ctx, 1, i, &entry, 0), 0);
+	CHECK_EQ(entry.gid_type, IBV_GID_TYPE_ROCE_V2);
+	CHECK(entry.ndev_ifindex != 0, "GID without a netdev");
+	printf("# GID[%d] = ::ffff:%s, RoCE v2\n", i, ipv4);
+
+	CHECK_EQ(ibv_query_pkey(ctx, 1, 0, &pkey), 0);
+	CHECK_EQ(be16toh(pkey), 0xffff);
+}
+
+static void check_pds(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd[NUM_PDS];
+
+	for (int i = 0; i < NUM_PDS; i++) {
+		pd[i] = ibv_alloc_pd(ctx);
+		CHECK(pd[i], "ibv_alloc_pd #%d: %s", i, strerror(errno));
+	}
+	for (int i = 0; i < NUM_PDS; i++)
+		CHECK_EQ(ibv_dealloc_pd(pd[i]), 0);
+}
+
+static void check_unsupported(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	char buf[64];
+
+	CHECK(pd, "ibv_alloc_pd");
+	errno = 0;
+	CHECK(!ibv_create_cq(ctx, 16, NULL, NULL, 0), "create_cq succeeded");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	errno = 0;
+	CHECK(!ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE),
+	      "reg_mr succeeded");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	errno = 0;
+	CHECK(!ibv_alloc_mw(pd, IBV_MW_TYPE_1), "alloc_mw succeeded");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s DEV IPV4 ACTIVE_MTU_BYTES\n", argv[0]);
+		return KSFT_FAIL;
+	}
+	ctx = test_open_device(argv[1]);
+	check_device(ctx);
+	check_port(ctx, atoi(argv[3]));
+	check_gid(ctx, argv[2]);
+	check_pds(ctx);
+	check_unsupported(ctx);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	printf("# %s: device, port, GID, pkey, PD and unsupported verbs as expected\n",
+	       argv[1]);
+	return KSFT_PASS;
+}
