@@ -6,6 +6,9 @@
 # make run        boot a guest, create softrma0, run ibv_devinfo (the demo)
 # make install    install module (with depmod) and provider on this host
 #
+# The module is installed unsigned (distribution kernels taint, and refuse it
+# under Secure Boot lockdown unless you sign it with your own key).
+#
 # KVER selects the kernel; by default the running kernel if its build tree is
 # installed, else the oldest installed Debian kernel.  `make check` runs on
 # every installed kernel (KVERS) unless KVER is given.  C=2 and W=1 reach
@@ -73,10 +76,11 @@ check: user tests
 	@KVERS="$(KVERS)" sh selftests/check.sh
 
 run: modules user
-	selftests/vm/run -k $(KVER) -- selftests/demo.sh $(KVER)
+	selftests/vm/run -k $(KVER) -- scripts/demo.sh $(KVER)
 
 install: modules user
-	$(MAKE) -C $(KDIR) M=$(BUILD)/src INSTALL_MOD_DIR=updates modules_install
+	$(MAKE) -C $(KDIR) M=$(BUILD)/src INSTALL_MOD_DIR=updates \
+		CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(KVER)
 	$(MAKE) -C user install DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR)
 

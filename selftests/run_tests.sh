@@ -21,6 +21,7 @@ device/bad_input.sh
 device/link_cycles.sh
 device/netdev_unregister.sh
 device/unload_busy.sh
+device/install.sh
 "}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# "make install" lays softrma out like an rdma-core provider and an
+# in-tree driver: "rdma link add" autoloads the module, and libibverbs finds
+# the provider with no RDMAV_DRIVERS.  The guest's root is a tmpfs overlay,
+# so installing there is real and leaves the host alone.
+. "$(dirname "$0")/../lib.sh"
+unset RDMAV_DRIVERS
+
+kver=$(uname -r)
+libdir=/usr/lib/x86_64-linux-gnu/libibverbs
+cleanup() {
+	rm -f "/lib/modules/$kver/updates/kernel/softrma.ko" "$libdir/libsoftrma-rdmav34.so" \
+		/etc/libibverbs.d/softrma.driver
+	depmod -a "$kver"
+}
+trap cleanup EXIT
+
+make -s -C "$SOFTRMA_TOP" install KVER="$kver" > /tmp/install.log 2>&1 ||
+	fail "make install: $(tail -n 5 /tmp/install.log)"
+case $(modinfo -n softrma 2>/dev/null) in
+/lib/modules/"$kver"/updates/*) ;;
+*) fail "module not installed: $(tail -n 5 /tmp/install.log)" ;;
+esac
+[ -f "$libdir/libsoftrma-rdmav34.so" ] || fail "provider not installed"
+expect_eq "softrma.driver" "$(cat /etc/libibverbs.d/softrma.driver)" "driver softrma"
+expect_eq "modinfo alias" "$(modinfo -F alias softrma)" rdma-link-softrma
+
+modprobe ib_uverbs || fail "modprobe ib_uverbs"
+add_dummy d0 10.9.0.1/24
+rdma link add softrma0 type softrma netdev d0 || fail "rdma link add without softrma loaded"
+grep -q '^softrma ' /proc/modules || fail "softrma was not autoloaded"
+expect_eq "installed provider" "$("$SOFTRMA_BIN/which_provider" softrma0)" \
+	libsoftrma-rdmav34.so
+ibv_devinfo -d softrma0 | grep -q PORT_ACTIVE || fail "ibv_devinfo with the installed provider"
