@@ -63,11 +63,15 @@ for k in $KVERS; do
 	done <<EOT
 $(grep -E '^(not )?ok [0-9]+ ' "$log/console.log")
 EOT
-	# A guest that died or hung fails even when every reported test passed.
-	case $vmrc in
-	0|1|2) ;;
-	*) result fail "$k: guest run finished (status $vmrc)" ;;
-	esac
+	# Every planned test must have reported, and a failing run must have
+	# said which test failed: a guest that died, hung or ran nothing fails.
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log/console.log")
+	ran=$(grep -cE '^(not )?ok [0-9]+ ' "$log/console.log")
+	if [ -z "$plan" ] || [ "$plan" = 0 ] || [ "$ran" != "$plan" ]; then
+		result fail "$k: guest ran its whole plan (${ran:-0} of ${plan:-no plan}, status $vmrc)"
+	elif [ "$vmrc" != 0 ] && ! grep -q '^not ok ' "$log/console.log"; then
+		result fail "$k: guest run finished (status $vmrc)"
+	fi
 
 	if [ ! -s "$log/dmesg" ]; then
 		result fail "$k: guest kernel log collected"
