@@ -58,6 +58,9 @@ static int softrma_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_pd = SOFTRMA_MAX_PD;
+	attr->max_mr = SOFTRMA_MAX_MR;
+	attr->max_mr_size = SOFTRMA_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pkeys = 1;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -149,6 +152,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	struct softrma_dev *sdev = to_sdev(ibdev);
 
 	softrma_list_del(sdev);
+	WARN_ON(!xa_empty(&sdev->mr_xa));
+	xa_destroy(&sdev->mr_xa);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -178,6 +183,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.dealloc_driver = softrma_dealloc_driver,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
+	.dereg_mr = softrma_dereg_mr,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.get_dev_fw_str = softrma_get_fw_str,
@@ -186,6 +192,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.query_device = softrma_query_device,
 	.query_pkey = softrma_query_pkey,
 	.query_port = softrma_query_port,
+	.reg_user_mr = softrma_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrma_ucontext, ibuc),
@@ -198,6 +205,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 
 	INIT_LIST_HEAD(&sdev->list);
 	atomic_set(&sdev->num_pd, 0);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(ndev);

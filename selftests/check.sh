@@ -49,8 +49,9 @@ for k in $KVERS; do
 	fi
 
 	selftests/vm/run -k "$k" -t "$VM_TIMEOUT" -o "$log" -- \
-		make -s --no-print-directory -C selftests run_tests > "$log/console.log" 2>&1
+		make -s --no-print-directory -C selftests run_tests > "$log/serial.log" 2>&1
 	vmrc=$?
+	tr -d '\r' < "$log/serial.log" > "$log/console.log"	# serial line ends
 	grep -vE '^\[ *[0-9]+\.[0-9]+\] (sysrq|reboot):' "$log/console.log" | sed "s/^/[$k] /"
 	while read -r line; do
 		name=${line#* * }

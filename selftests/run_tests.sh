@@ -20,6 +20,7 @@ device/two_devices.sh
 device/bad_input.sh
 device/link_cycles.sh
 device/netdev_unregister.sh
+device/reg_mr.sh
 device/unload_busy.sh
 device/install.sh
 "}

@@ -62,7 +62,19 @@ struct verbs_sysfs_dev {
 };
 
 struct verbs_device;
-struct verbs_mr;
+
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
 
 struct verbs_device_ops {
 	const char *name;
@@ -236,6 +248,11 @@ struct ibv_alloc_pd {
 	struct ib_uverbs_alloc_pd core_payload;
 };
 
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
@@ -265,6 +282,11 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 /* Allocates the provider context TYPE whose verbs_context is MEMBER. */
 #define verbs_init_and_alloc_context(ibdev, cmd_fd, type, member, driver_id) \
@@ -301,6 +323,9 @@ static_assert(PABI_SLOT(unimport_pd) == 600, "unimport_pd slot");
 static_assert(sizeof(struct ibv_get_context) == 16, "ibv_get_context");
 static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
 static_assert(sizeof(struct ibv_alloc_pd) == 16, "ibv_alloc_pd");
+static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
+static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
 #undef PABI_SLOT
 
 #endif /* SOFTRMA_PROVIDER_ABI_H */

@@ -60,9 +60,11 @@ static void softrma_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops softrma_ctx_ops = {
 	.alloc_pd = softrma_alloc_pd,
 	.dealloc_pd = softrma_dealloc_pd,
+	.dereg_mr = softrma_dereg_mr,
 	.free_context = softrma_free_context,
 	.query_device_ex = softrma_query_device_ex,
 	.query_port = softrma_query_port,
+	.reg_mr = softrma_reg_mr,
 };
 
 static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,

@@ -29,5 +29,8 @@ int softrma_query_port(struct ibv_context *ctx, uint8_t port,
 		       struct ibv_port_attr *attr);
 struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx);
 int softrma_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			      uint64_t hca_va, int access);
+int softrma_dereg_mr(struct verbs_mr *vmr);
 
 #endif /* SOFTRMA_PROVIDER_H */
