@@ -3,7 +3,8 @@
 # make            build softrma.ko for $(KVER) and the rdma-core provider
 # make deps       install every Debian package build, tests and bench need
 # make check      build, lint, and run the selftests in a guest per kernel
-# make run        boot a guest, create softrma0, run ibv_devinfo (the demo)
+# make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
+# make bench      perftest on softrma and rdma_rxe in one guest, as ratios
 # make install    install module (with depmod) and provider on this host
 #
 # The module is installed unsigned (distribution kernels taint, and refuse it
@@ -34,7 +35,7 @@ BUILD = $(SRC)/build/$(KVER)
 DESTDIR ?=
 LIBDIR ?= /usr/lib/x86_64-linux-gnu
 
-.PHONY: all modules modules-all user tests deps check lint run install \
+.PHONY: all modules modules-all user tests deps check lint run bench install \
 	clean FORCE
 
 all: modules user tests
@@ -77,6 +78,10 @@ check: user tests
 
 run: modules user
 	selftests/vm/run -k $(KVER) -- scripts/demo.sh $(KVER)
+
+bench: modules user
+	@mkdir -p build
+	selftests/vm/run -k $(KVER) -t 1800 -- sh bench/guest.sh | tee build/bench-$(KVER).txt
 
 install: modules user
 	$(MAKE) -C $(KDIR) M=$(BUILD)/src INSTALL_MOD_DIR=updates \

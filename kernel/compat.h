@@ -16,4 +16,21 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 }
 #endif
 
+/* 6.12 hands create_cq the whole attribute bundle instead of the udata. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <rdma/uverbs_ioctl.h>
+#define softrma_create_cq_arg uverbs_attr_bundle
+static inline struct ib_udata *
+softrma_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define softrma_create_cq_arg ib_udata
+static inline struct ib_udata *softrma_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
 #endif /* SOFTRMA_COMPAT_H */

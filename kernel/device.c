@@ -61,6 +61,18 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_mr = SOFTRMA_MAX_MR;
 	attr->max_mr_size = SOFTRMA_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = SOFTRMA_MAX_QP;
+	attr->max_qp_wr = SOFTRMA_MAX_QP_WR;
+	attr->max_send_sge = SOFTRMA_MAX_SGE;
+	attr->max_recv_sge = SOFTRMA_MAX_SGE;
+	attr->max_sge_rd = SOFTRMA_MAX_SGE;
+	attr->max_cq = SOFTRMA_MAX_CQ;
+	attr->max_cqe = SOFTRMA_MAX_CQE;
+	attr->max_qp_rd_atom = SOFTRMA_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SOFTRMA_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SOFTRMA_MAX_RD_ATOMIC * SOFTRMA_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
 	attr->max_pkeys = 1;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -154,6 +166,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	softrma_list_del(sdev);
 	WARN_ON(!xa_empty(&sdev->mr_xa));
 	xa_destroy(&sdev->mr_xa);
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -180,21 +194,34 @@ static const struct ib_device_ops softrma_dev_ops = {
 
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
+	.create_cq = softrma_create_cq,
+	.create_qp = softrma_create_qp,
 	.dealloc_driver = softrma_dealloc_driver,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
 	.dereg_mr = softrma_dereg_mr,
+	.destroy_cq = softrma_destroy_cq,
+	.destroy_qp = softrma_destroy_qp,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.get_dev_fw_str = softrma_get_fw_str,
 	.get_link_layer = softrma_get_link_layer,
 	.get_port_immutable = softrma_get_port_immutable,
+	.mmap = softrma_mmap,
+	.mmap_free = softrma_mmap_free,
+	.modify_qp = softrma_modify_qp,
+	.post_recv = softrma_post_recv,
+	.post_send = softrma_post_send,
 	.query_device = softrma_query_device,
 	.query_pkey = softrma_query_pkey,
 	.query_port = softrma_query_port,
+	.query_qp = softrma_query_qp,
 	.reg_user_mr = softrma_reg_user_mr,
+	.req_notify_cq = softrma_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, softrma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrma_ucontext, ibuc),
 };
 
@@ -206,6 +233,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	INIT_LIST_HEAD(&sdev->list);
 	atomic_set(&sdev->num_pd, 0);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(ndev);
@@ -213,6 +241,9 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
+	/* Legacy write() commands the core only offers on request. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	strscpy(ibdev->node_desc, "softrma", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);

@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rtnetlink.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 
 #include "softrma.h"
@@ -66,6 +67,31 @@ void softrma_list_del(struct softrma_dev *sdev)
 	mutex_lock(&softrma_devices_lock);
 	list_del_init(&sdev->list);
 	mutex_unlock(&softrma_devices_lock);
+}
+
+/*
+ * The QP numbered @qpn on the softrma device of this host that owns @gid,
+ * with a reference; NULL if there is none.
+ */
+struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn)
+{
+	const struct ib_gid_attr *attr;
+	struct softrma_qp *qp = NULL;
+	struct softrma_dev *sdev;
+
+	mutex_lock(&softrma_devices_lock);
+	list_for_each_entry(sdev, &softrma_devices, list) {
+		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     SOFTRMA_PORT, NULL);
+		if (IS_ERR(attr))
+			continue;
+		rdma_put_gid_attr(attr);
+		qp = softrma_qp_get(sdev, qpn);
+		break;
+	}
+	mutex_unlock(&softrma_devices_lock);
+	return qp;
 }
 
 static int softrma_newlink(const char *ibdev_name, struct net_device *ndev)

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
+#include "cache.h"
 #include "softrma.h"
 
 #define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)
@@ -119,4 +120,195 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	wait_for_completion(&mr->released);
 	softrma_mr_free(mr);
 	return 0;
+}
+
+/*
+ * The MR that @key names, if it belongs to @pd, grants @access and covers
+ * [iova, iova + len); with a reference the caller drops with
+ * softrma_mr_put().  Returns NULL for a key that names nothing and
+ * ERR_PTR(-EACCES) for any other failed check.
+ */
+struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
+				  u32 key, u64 iova, u64 len, int access)
+{
+	struct softrma_mr *mr;
+
+	xa_lock(&sdev->mr_xa);
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refcnt)))
+		mr = NULL;
+	xa_unlock(&sdev->mr_xa);
+	if (!mr)
+		return NULL;
+
+	if (mr->ibmr.pd != pd || (mr->access & access) != access ||
+	    iova < mr->iova || len > mr->length ||
+	    iova - mr->iova > mr->length - len) {
+		softrma_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
+	return mr;
+}
+
+void softrma_sgl_release(struct softrma_sgl *sgl)
+{
+	for (u32 i = 0; i < sgl->num; i++)
+		if (sgl->seg[i].mr)
+			softrma_mr_put(sgl->seg[i].mr);
+	sgl->num = 0;
+}
+
+/*
+ * Resolves @num SGEs (a kernel copy) against the MRs of @pd with @access.
+ * Zero-length SGEs name no memory and are skipped.  Returns -EINVAL when the
+ * total overflows the message size limit, -EACCES on a bad key or range.
+ */
+int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			struct ib_pd *pd, const struct softrma_sge *sge,
+			u32 num, int access)
+{
+	struct softrma_mr *mr;
+
+	sgl->num = 0;
+	sgl->length = 0;
+	for (u32 i = 0; i < num; i++) {
+		if (!sge[i].length)
+			continue;
+		sgl->length += sge[i].length;
+		if (sgl->length > SOFTRMA_MAX_MSG_SZ)
+			goto err_len;
+		mr = softrma_mr_get(sdev, pd, sge[i].lkey, sge[i].addr,
+				    sge[i].length, access);
+		if (IS_ERR_OR_NULL(mr))
+			goto err_access;
+		sgl->seg[sgl->num++] = (struct softrma_seg) {
+			.mr = mr, .addr = sge[i].addr, .len = sge[i].length,
+		};
+	}
+	return 0;
+
+err_len:
+	softrma_sgl_release(sgl);
+	return -EINVAL;
+err_access:
+	softrma_sgl_release(sgl);
+	return -EACCES;
+}
+
+/* A one-segment list over kernel memory: inline data, atomic results. */
+void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len)
+{
+	sgl->seg[0] = (struct softrma_seg) { .kaddr = buf, .len = len };
+	sgl->num = len ? 1 : 0;
+	sgl->length = len;
+}
+
+/* A one-segment list over an MR the responder has checked (and holds). */
+void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
+			 u64 iova, u32 len)
+{
+	sgl->seg[0] = (struct softrma_seg) { .mr = mr, .addr = iova, .len = len };
+	sgl->num = len ? 1 : 0;
+	sgl->length = len;
+}
+
+struct softrma_cursor {
+	const struct softrma_sgl *sgl;
+	u32 seg;
+	u32 off;		/* within the segment */
+};
+
+/* Maps the cursor's position; *len is how much lies in the mapping. */
+static void *softrma_cursor_map(const struct softrma_cursor *c, u32 *len,
+				struct page **page)
+{
+	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
+	u64 pos;
+	u32 in_page;
+
+	*len = seg->len - c->off;
+	if (!seg->mr) {
+		*page = NULL;
+		return seg->kaddr + c->off;
+	}
+	pos = seg->addr - seg->mr->iova + c->off + seg->mr->page_offset;
+	in_page = offset_in_page(pos);
+	*page = seg->mr->pages[pos >> PAGE_SHIFT];
+	*len = min_t(u32, *len, PAGE_SIZE - in_page);
+	return kmap_local_page(*page) + in_page;
+}
+
+static void softrma_cursor_unmap(void *addr, struct page *page)
+{
+	if (page)
+		kunmap_local(addr);
+}
+
+static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
+{
+	c->off += n;
+	if (c->off == c->sgl->seg[c->seg].len) {
+		c->seg++;
+		c->off = 0;
+	}
+}
+
+/*
+ * The one place softrma moves payload: @len bytes from the start of @src to
+ * the start of @dst, page by page, once.  Both lists hold at least @len.
+ * May sleep.
+ */
+void softrma_sgl_copy(struct softrma_sgl *dst, const struct softrma_sgl *src,
+		      u64 len)
+{
+	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
+	struct page *dpage, *spage;
+	void *daddr, *saddr;
+	u32 dlen, slen, n;
+
+	while (len) {
+		daddr = softrma_cursor_map(&d, &dlen, &dpage);
+		saddr = softrma_cursor_map(&s, &slen, &spage);
+		n = min_t(u64, min(dlen, slen), len);
+		if (spage)
+			softrma_cache_before_device_read(spage);
+		memcpy(daddr, saddr, n);
+		if (dpage)
+			softrma_cache_after_device_write(dpage);
+		softrma_cursor_unmap(saddr, spage);
+		softrma_cursor_unmap(daddr, dpage);
+		softrma_cursor_advance(&d, n);
+		softrma_cursor_advance(&s, n);
+		len -= n;
+		/* Messages go up to 2 GiB; callers run in process context. */
+		cond_resched();
+	}
+}
+
+/* Serialises softrma's atomics with one another, as one HCA would. */
+static DEFINE_SPINLOCK(softrma_atomic_lock);
+
+/*
+ * Executes a compare-and-swap or fetch-and-add on the 8 aligned bytes at
+ * @iova of @mr (checked by the caller) and returns the original value.
+ */
+u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
+		      u64 compare_add, u64 swap)
+{
+	u64 pos = iova - mr->iova + mr->page_offset;
+	struct page *page = mr->pages[pos >> PAGE_SHIFT];
+	u64 *p, orig;
+
+	p = kmap_local_page(page) + offset_in_page(pos);
+	softrma_cache_before_device_read(page);
+	spin_lock_bh(&softrma_atomic_lock);
+	orig = READ_ONCE(*p);
+	if (!cmp_swap)
+		WRITE_ONCE(*p, orig + compare_add);
+	else if (orig == compare_add)
+		WRITE_ONCE(*p, swap);
+	spin_unlock_bh(&softrma_atomic_lock);
+	softrma_cache_after_device_write(page);
+	kunmap_local(p);
+	return orig;
 }

@@ -7,7 +7,11 @@
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/xarray.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+
+#include "queue.h"
 
 #define SOFTRMA_PORT		1
 #define SOFTRMA_GID_TBL_LEN	1024
@@ -15,6 +19,14 @@
 #define SOFTRMA_MAX_MSG_SZ	0x80000000U
 #define SOFTRMA_MAX_MR		0x100000
 #define SOFTRMA_MAX_MR_SIZE	(1ULL << 36)
+#define SOFTRMA_MAX_CQ		0x10000
+#define SOFTRMA_MAX_CQE		0x10000
+#define SOFTRMA_MAX_QP		0x10000
+#define SOFTRMA_MAX_QP_WR	0x4000
+#define SOFTRMA_MAX_SGE		16
+#define SOFTRMA_MAX_INLINE	256
+#define SOFTRMA_MAX_RD_ATOMIC	16
+#define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
 #define SOFTRMA_FW_VER		"0.1.0"
 
 struct softrma_dev {
@@ -26,6 +38,8 @@ struct softrma_dev {
 	atomic_t num_pd;
 	struct xarray mr_xa;		/* key index -> softrma_mr */
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
+	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
+	u32 qp_next;
 };
 
 struct softrma_ucontext {
@@ -49,6 +63,87 @@ struct softrma_mr {
 	struct completion released;	/* refcnt reached zero */
 };
 
+/* A scatter/gather list resolved to MRs (held) or to kernel memory. */
+struct softrma_seg {
+	struct softrma_mr *mr;		/* NULL: kaddr */
+	void *kaddr;
+	u64 addr;			/* iova within mr */
+	u32 len;
+};
+
+struct softrma_sgl {
+	u32 num;
+	u64 length;
+	struct softrma_seg seg[SOFTRMA_MAX_SGE];
+};
+
+struct softrma_cq {
+	struct ib_cq ibcq;
+	struct softrma_queue queue;
+	spinlock_t lock;		/* producer side of queue, notify */
+	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
+	bool overflowed;
+};
+
+struct softrma_qp {
+	struct ib_qp ibqp;
+	struct softrma_queue sq;
+	struct softrma_queue rq;
+	struct softrma_sqe *sqe;	/* kernel copy of the SQ entry at work */
+	struct softrma_rqe *rqe;	/* kernel copy of the RQ entry at work */
+	struct mutex sq_lock;		/* the requester: sq, sqe, rnr_* */
+	struct mutex rq_lock;		/* the responder: rq, rqe */
+	spinlock_t state_lock;		/* state; innermost */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;		/* as last modified */
+	struct ib_qp_cap cap;
+	bool sig_all;
+	bool dying;			/* destroy started: re-arm nothing */
+	struct softrma_sgl req_sgl;	/* the SQ head's memory; sq_lock */
+	struct softrma_sgl resp_sgl;	/* the responder's memory; rq_lock */
+	u8 rnr_left;			/* RNR retries left for the SQ head */
+	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
+	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
+	struct delayed_work rnr_work;
+	struct work_struct flush_work;	/* flush both queues after an error */
+	refcount_t refcnt;		/* QPN lookup + responders at work */
+	struct completion released;
+};
+
+/* What a requester asks of a responder: what one packet would carry. */
+struct softrma_req {
+	u32 opcode;			/* enum ib_wr_opcode */
+	u32 send_flags;
+	u32 imm_data;			/* network order */
+	u32 src_qpn;
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u64 length;
+	struct softrma_sgl *local;	/* payload source, or result destination */
+	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
+};
+
+enum softrma_resp_result {
+	SOFTRMA_RESP_ACK,
+	SOFTRMA_RESP_RNR_NAK,
+	SOFTRMA_RESP_NAK_INV_REQ,
+	SOFTRMA_RESP_NAK_ACCESS,
+	SOFTRMA_RESP_NAK_OP,
+	SOFTRMA_RESP_DROPPED,		/* nobody answers: retries run out */
+};
+
+static inline struct softrma_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct softrma_cq, ibcq);
+}
+
+static inline struct softrma_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct softrma_qp, ibqp);
+}
+
 static inline struct softrma_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softrma_mr, ibmr);
@@ -61,6 +156,7 @@ static inline struct softrma_dev *to_sdev(struct ib_device *ibdev)
 
 /* main.c: the device list */
 void softrma_list_del(struct softrma_dev *sdev);
+struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn);
 
 /* device.c */
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);
@@ -76,5 +172,53 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void softrma_mr_put(struct softrma_mr *mr);
+struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
+				  u32 key, u64 iova, u64 len, int access);
+int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			struct ib_pd *pd, const struct softrma_sge *sge,
+			u32 num, int access);
+void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
+void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
+			 u64 iova, u32 len);
+void softrma_sgl_release(struct softrma_sgl *sgl);
+void softrma_sgl_copy(struct softrma_sgl *dst, const struct softrma_sgl *src,
+		      u64 len);
+u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
+		      u64 compare_add, u64 swap);
+
+/* cq.c */
+struct softrma_create_cq_arg;
+int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct softrma_create_cq_arg *arg);
+int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int softrma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+bool softrma_cq_post(struct softrma_cq *cq, const struct softrma_cqe *cqe,
+		     bool solicited);
+
+/* qp.c */
+int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
+int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+int softrma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
+void softrma_qp_set_error(struct softrma_qp *qp);
+void softrma_qp_put(struct softrma_qp *qp);
+struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn);
+
+/* req.c: the requester and completer of the send queue */
+int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+void softrma_req_run(struct softrma_qp *qp);
+void softrma_req_rnr_work(struct work_struct *work);
+
+/* resp.c: the responder */
+enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
+					      struct softrma_req *req);
+void softrma_resp_flush(struct softrma_qp *qp);
 
 #endif /* SOFTRMA_H */

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The main job, run in the guest by `make run`: load softrma, create
-# softrma0 on a dummy netdev with an address, and show it with the standard
-# tools.  Data-path tools (ib_write_bw) join once the RC data path exists.
+# softrma0 on a dummy netdev with an address, show it with the standard
+# tools, and run perftest's ib_write_bw over it (server and client here).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 export RDMAV_DRIVERS=$top/user/libsoftrma
@@ -21,6 +21,12 @@ echo "+ ibv_devices"; ibv_devices
 echo "+ ibv_devinfo -v -d softrma0 (port)"
 ibv_devinfo -v -d softrma0 | sed -n '/port:/,$p'
 
+echo "+ ib_write_bw -d softrma0 -x 1 -s 65536 -n 2000 (server and client)"
+ib_write_bw -d softrma0 -x 1 -s 65536 -n 2000 > /tmp/ib_write_bw-server.log 2>&1 &
+sleep 1
+ib_write_bw -d softrma0 -x 1 -s 65536 -n 2000 10.9.0.1
+wait
+
 rdma link delete softrma0
 rmmod softrma
-echo "softrma0 created, listed and removed cleanly on $(uname -r)"
+echo "softrma0 created, used and removed cleanly on $(uname -r)"

@@ -21,6 +21,9 @@ device/bad_input.sh
 device/link_cycles.sh
 device/netdev_unregister.sh
 device/reg_mr.sh
+device/rc_ops.sh
+device/tools.sh
+device/kill_peer.sh
 device/unload_busy.sh
 device/install.sh
 "}

@@ -253,6 +253,26 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
@@ -287,6 +307,23 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd, size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 
 /* Allocates the provider context TYPE whose verbs_context is MEMBER. */
 #define verbs_init_and_alloc_context(ibdev, cmd_fd, type, member, driver_id) \
@@ -325,6 +362,10 @@ static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
 static_assert(sizeof(struct ibv_alloc_pd) == 16, "ibv_alloc_pd");
 static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
 static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
+static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
+static_assert(sizeof(struct ibv_modify_qp) == 120, "ibv_modify_qp");
+static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
 #undef PABI_SLOT
 

@@ -59,12 +59,22 @@ static void softrma_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops softrma_ctx_ops = {
 	.alloc_pd = softrma_alloc_pd,
+	.create_cq = softrma_create_cq,
+	.create_qp = softrma_create_qp,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dereg_mr = softrma_dereg_mr,
+	.destroy_cq = softrma_destroy_cq,
+	.destroy_qp = softrma_destroy_qp,
 	.free_context = softrma_free_context,
+	.modify_qp = softrma_modify_qp,
+	.poll_cq = softrma_poll_cq,
+	.post_recv = softrma_post_recv,
+	.post_send = softrma_post_send,
 	.query_device_ex = softrma_query_device_ex,
 	.query_port = softrma_query_port,
+	.query_qp = softrma_query_qp,
 	.reg_mr = softrma_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,
 };
 
 static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,

@@ -2,7 +2,10 @@
 #ifndef SOFTRMA_PROVIDER_H
 #define SOFTRMA_PROVIDER_H
 
+#include <pthread.h>
+
 #include "provider-abi.h"
+#include "ring.h"
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -15,6 +18,37 @@ struct softrma_device {
 struct softrma_context {
 	struct verbs_context vctx;
 };
+
+struct softrma_cq {
+	struct ibv_cq ibcq;
+	struct softrma_ring ring;
+	pthread_spinlock_t lock;
+};
+
+struct softrma_qp {
+	struct ibv_qp ibqp;
+	struct softrma_ring sq;
+	struct softrma_ring rq;
+	struct ibv_qp_cap cap;
+	enum ibv_qp_state state;	/* as last modified: both locks */
+	pthread_spinlock_t sq_lock;	/* sq, doorbell */
+	pthread_spinlock_t rq_lock;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} doorbell;
+	struct ib_uverbs_post_send_resp doorbell_resp;
+};
+
+static inline struct softrma_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct softrma_cq, ibcq);
+}
+
+static inline struct softrma_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct softrma_qp, ibqp);
+}
 
 static inline struct softrma_device *to_sdev(struct ibv_device *ibdev)
 {
@@ -32,5 +66,24 @@ int softrma_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
 int softrma_dereg_mr(struct verbs_mr *vmr);
+
+/* cq.c */
+struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector);
+int softrma_destroy_cq(struct ibv_cq *ibcq);
+int softrma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+
+/* qp.c */
+struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int softrma_destroy_qp(struct ibv_qp *ibqp);
+int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		      int attr_mask);
+int softrma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		     int attr_mask, struct ibv_qp_init_attr *init_attr);
+int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
 
 #endif /* SOFTRMA_PROVIDER_H */

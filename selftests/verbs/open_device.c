@@ -25,13 +25,17 @@ static void check_device(struct ibv_context *ctx)
 	CHECK(attr.node_guid != 0, "node_guid is zero");
 	CHECK_EQ(attr.sys_image_guid, attr.node_guid);
 	CHECK_EQ(attr.max_pkeys, 1);
-	/* Nothing of the data path is advertised before it exists. */
-	CHECK_EQ(attr.max_qp, 0);
-	CHECK_EQ(attr.max_cq, 0);
+	CHECK(attr.max_qp > 0 && attr.max_cq > 0, "max_qp %d max_cq %d",
+	      attr.max_qp, attr.max_cq);
+	CHECK(attr.max_sge >= 16, "max_sge %d", attr.max_sge);
+	CHECK_EQ(attr.atomic_cap, IBV_ATOMIC_HCA);
+	/* What does not exist yet is not advertised. */
+	CHECK_EQ(attr.max_srq, 0);
+	CHECK_EQ(attr.max_mw, 0);
+	CHECK_EQ(attr.max_ah, 0);
 	CHECK(attr.max_mr > 0, "max_mr %d", attr.max_mr);
 	CHECK(attr.max_mr_size >= 0x80000000ULL, "max_mr_size %#llx",
 	      (unsigned long long)attr.max_mr_size);
-	CHECK_EQ(attr.atomic_cap, IBV_ATOMIC_NONE);
 }
 
 static int mtu_bytes_of(enum ibv_mtu mtu)
@@ -95,15 +99,25 @@ static void check_pds(struct ibv_context *ctx)
 
 static void check_unsupported(struct ibv_context *ctx)
 {
+	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 } };
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 
-	CHECK(pd, "ibv_alloc_pd");
+	CHECK(pd && cq, "ibv_alloc_pd, ibv_create_cq");
 	errno = 0;
-	CHECK(!ibv_create_cq(ctx, 16, NULL, NULL, 0), "create_cq succeeded");
+	CHECK(!ibv_create_srq(pd, &srq_attr), "create_srq succeeded");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	errno = 0;
+	qp_attr.send_cq = qp_attr.recv_cq = cq;
+	CHECK(!ibv_create_qp(pd, &qp_attr), "UD QP created");
 	CHECK_EQ(errno, EOPNOTSUPP);
 	errno = 0;
 	CHECK(!ibv_alloc_mw(pd, IBV_MW_TYPE_1), "alloc_mw succeeded");
 	CHECK_EQ(errno, EOPNOTSUPP);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
 	CHECK_EQ(ibv_dealloc_pd(pd), 0);
 }
 

@@ -6,13 +6,106 @@
 #ifndef SOFTRMA_ABI_USER_H
 #define SOFTRMA_ABI_USER_H
 
+#include <linux/types.h>
+
 /* uverbs_abi_ver of the device; the provider matches exactly this value. */
-#define SOFTRMA_ABI_VERSION 1
+#define SOFTRMA_ABI_VERSION 2
 
 /*
  * Contents of /sys/class/infiniband/<dev>/hca_type.  The provider matches
  * softrma devices by this file, so that renamed devices still match.
  */
 #define SOFTRMA_HCA_TYPE "softrma"
+
+/*
+ * Every queue (SQ, RQ, CQ) is a ring mapped into the process: this header,
+ * then a power-of-two number of fixed-size entries.  Indices run freely and
+ * are masked by the number of entries.  The producer writes an entry, then
+ * the producer index (release); the consumer reads the index (acquire), then
+ * the entry, then publishes its own index.  The kernel keeps a private copy
+ * of the index it owns and never trusts the other one beyond the ring size.
+ */
+struct softrma_ring_hdr {
+	__u32 producer;
+	__u32 reserved0[15];
+	__u32 consumer;
+	__u32 reserved1[15];
+};
+
+struct softrma_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* SQ entry: the fixed part, then num_sge SGEs or inline_len bytes. */
+struct softrma_sqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum ib_uverbs_wr_opcode */
+	__u32 send_flags;	/* enum ib_uverbs_send_flags */
+	__u32 num_sge;
+	__u32 inline_len;	/* with IB_UVERBS_SEND_INLINE */
+	__u32 imm_data;		/* network order, passed through */
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+	} wr;
+	struct softrma_sge sge[];
+};
+
+/* RQ entry: the fixed part, then num_sge SGEs. */
+struct softrma_rqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct softrma_sge sge[];
+};
+
+/* CQ entry; values as in struct ibv_wc. */
+struct softrma_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* network order, passed through */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 reserved;
+};
+
+/* Follows struct ib_uverbs_create_cq_resp. */
+struct softrma_create_cq_resp {
+	__aligned_u64 mmap_key;		/* offset to mmap the ring at */
+	__u32 num_entries;		/* a power of two */
+	__u32 reserved;
+};
+
+/* Follows struct ib_uverbs_create_qp_resp. */
+struct softrma_create_qp_resp {
+	__aligned_u64 sq_mmap_key;
+	__aligned_u64 rq_mmap_key;
+	__u32 sq_entries;		/* powers of two */
+	__u32 sq_stride;		/* bytes per SQ entry */
+	__u32 rq_entries;
+	__u32 rq_stride;
+};
 
 #endif /* SOFTRMA_ABI_USER_H */

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Run in a guest by `make bench`: perftest on softrma and on rdma_rxe in the
+# same guest (same kernel, same CPU model), client and server on one host,
+# each device on its own dummy netdev.  Prints one line per test with both
+# results and the ratio softrma/rxe (bandwidth: higher is better; latency:
+# lower is better, so the ratio is rxe/softrma).  Absolute numbers under TCG
+# mean little; the ratios are the claim.
+top=$(cd "$(dirname "$0")/.." && pwd)
+export RDMAV_DRIVERS=$top/user/libsoftrma
+ITER=${BENCH_ITER:-1000}
+
+modprobe ib_uverbs
+insmod "$top/build/$(uname -r)/softrma.ko" || exit 1
+modprobe rdma_rxe || { echo "bench: rdma_rxe is not available"; exit 1; }
+for i in 0 1; do
+	ip link add d$i type dummy && ip link set d$i up &&
+		ip addr add 10.9.$i.1/24 dev d$i || exit 1
+done
+rdma link add softrma0 type softrma netdev d0 || exit 1
+rdma link add rxe0 type rxe netdev d1 || exit 1
+sleep 2
+
+# run DEV ADDR TOOL ARGS...: the client's result column (BW average, or
+# typical latency).
+run() {
+	dev=$1 addr=$2 tool=$3; shift 3
+	timeout 300 "$tool" -d "$dev" -x 1 "$@" > /tmp/bench-server.log 2>&1 &
+	sleep 1
+	timeout 300 "$tool" -d "$dev" -x 1 "$@" "$addr" > /tmp/bench-client.log 2>&1
+	wait
+	case $tool in
+	*_lat) col=5 ;;
+	*) col=4 ;;
+	esac
+	awk -v c=$col '$1 ~ /^[0-9]+$/ && NF >= c { v = $c } END { print v ? v : "FAIL" }' \
+		/tmp/bench-client.log
+}
+
+printf '%-14s %9s %12s %12s %8s\n' test size softrma rxe ratio
+for spec in ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576 \
+	    ib_read_bw:65536 ib_send_bw:65536 \
+	    ib_write_lat:2 ib_read_lat:2 ib_send_lat:2; do
+	tool=${spec%%:*} size=${spec#*:}
+	n=$ITER
+	[ "$size" -ge 1048576 ] && n=$((ITER / 10))
+	s=$(run softrma0 10.9.0.1 "$tool" -s "$size" -n "$n")
+	r=$(run rxe0 10.9.1.1 "$tool" -s "$size" -n "$n")
+	ratio=$(awk -v s="$s" -v r="$r" -v t="$tool" 'BEGIN {
+		if (s + 0 <= 0 || r + 0 <= 0) { print "-"; exit }
+		printf "%.2fx\n", (t ~ /_lat$/) ? r / s : s / r }')
+	unit=MB/s
+	case $tool in *_lat) unit=usec ;; esac
+	printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$s $unit" "$r $unit" "$ratio"
+done
+
+rdma link delete rxe0
+rdma link delete softrma0
+rmmod softrma

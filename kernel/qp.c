@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Queue pairs: creation, the verbs state machine, lookup and destruction. */
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softrma.h"
+
+#define SOFTRMA_QPN_MAX		((1U << 24) - 1)
+#define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
+{
+	unsigned long flags;
+	enum ib_qp_state state;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return state;
+}
+
+static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->state = state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+static void softrma_qp_flush_work(struct work_struct *work)
+{
+	struct softrma_qp *qp = container_of(work, struct softrma_qp, flush_work);
+
+	softrma_req_run(qp);
+	softrma_resp_flush(qp);
+}
+
+/* Moves @qp to the error state; its queues are flushed from a work item. */
+void softrma_qp_set_error(struct softrma_qp *qp)
+{
+	unsigned long flags;
+	bool was_error;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_error = qp->state == IB_QPS_ERR;
+	qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!was_error && !READ_ONCE(qp->dying))
+		queue_work(system_unbound_wq, &qp->flush_work);
+}
+
+/* Takes a reference on the usable QP numbered @qpn of @sdev. */
+struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn)
+{
+	struct softrma_qp *qp;
+
+	xa_lock(&sdev->qp_xa);
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refcnt))
+		qp = NULL;
+	xa_unlock(&sdev->qp_xa);
+	return qp;
+}
+
+void softrma_qp_put(struct softrma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcnt))
+		complete(&qp->released);
+}
+
+static int softrma_qp_check_cap(const struct ib_qp_cap *cap)
+{
+	if (!cap->max_send_wr || cap->max_send_wr > SOFTRMA_MAX_QP_WR ||
+	    cap->max_recv_wr > SOFTRMA_MAX_QP_WR ||
+	    cap->max_send_sge > SOFTRMA_MAX_SGE ||
+	    cap->max_recv_sge > SOFTRMA_MAX_SGE ||
+	    cap->max_inline_data > SOFTRMA_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static int softrma_qp_init_queues(struct softrma_qp *qp,
+				  struct ib_qp_init_attr *init,
+				  struct ib_udata *udata,
+				  struct softrma_create_qp_resp *resp)
+{
+	struct softrma_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sq_stride, rq_stride;
+	int err;
+
+	cap->max_send_sge = max(cap->max_send_sge, 1U);
+	cap->max_recv_sge = max(cap->max_recv_sge, 1U);
+	sq_stride = sizeof(struct softrma_sqe) +
+		    max_t(u32, cap->max_send_sge * sizeof(struct softrma_sge),
+			  cap->max_inline_data);
+	rq_stride = sizeof(struct softrma_rqe) +
+		    cap->max_recv_sge * sizeof(struct softrma_sge);
+
+	qp->sqe = kmalloc(sq_stride, GFP_KERNEL);
+	qp->rqe = kmalloc(rq_stride, GFP_KERNEL);
+	if (!qp->sqe || !qp->rqe)
+		return -ENOMEM;
+
+	err = softrma_queue_init(&qp->sq, &uctx->ibuc,
+				 roundup_pow_of_two(cap->max_send_wr), sq_stride,
+				 &resp->sq_mmap_key);
+	if (err)
+		return err;
+	err = softrma_queue_init(&qp->rq, &uctx->ibuc,
+				 roundup_pow_of_two(max(cap->max_recv_wr, 1U)),
+				 rq_stride, &resp->rq_mmap_key);
+	if (err) {
+		softrma_queue_destroy(&qp->sq);
+		return err;
+	}
+	cap->max_send_wr = qp->sq.num;
+	cap->max_recv_wr = qp->rq.num;
+	cap->max_inline_data = sq_stride - sizeof(struct softrma_sqe);
+	resp->sq_entries = qp->sq.num;
+	resp->sq_stride = sq_stride;
+	resp->rq_entries = qp->rq.num;
+	resp->rq_stride = rq_stride;
+	return 0;
+}
+
+int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct softrma_dev *sdev = to_sdev(ibqp->device);
+	struct softrma_qp *qp = to_sqp(ibqp);
+	struct softrma_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	/* RC from user space only, so far: the rest is not advertised. */
+	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
+	    init->create_flags)
+		return -EOPNOTSUPP;
+	if (softrma_qp_check_cap(&init->cap) ||
+	    !ib_is_udata_cleared(udata, 0, udata->inlen) ||
+	    udata->outlen < sizeof(resp))
+		return -EINVAL;
+
+	mutex_init(&qp->sq_lock);
+	mutex_init(&qp->rq_lock);
+	spin_lock_init(&qp->state_lock);
+	INIT_DELAYED_WORK(&qp->rnr_work, softrma_req_rnr_work);
+	INIT_WORK(&qp->flush_work, softrma_qp_flush_work);
+	refcount_set(&qp->refcnt, 1);
+	init_completion(&qp->released);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+
+	err = softrma_qp_init_queues(qp, init, udata, &resp);
+	if (err)
+		goto err_free;
+	qp->cap = init->cap;
+
+	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(SOFTRMA_FIRST_QPN, SOFTRMA_QPN_MAX),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		goto err_queues;
+	ibqp->qp_num = qpn;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_qpn;
+	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qp_xa, qpn);
+err_queues:
+	softrma_queue_destroy(&qp->rq);
+	softrma_queue_destroy(&qp->sq);
+err_free:
+	kfree(qp->sqe);
+	kfree(qp->rqe);
+	return err;
+}
+
+static int softrma_check_path(struct softrma_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	struct ib_port_attr port;
+	int err;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SOFTRMA_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_AV) &&
+	    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU) {
+		err = ib_query_port(qp->ibqp.device, SOFTRMA_PORT, &port);
+		if (err)
+			return err;
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > port.active_mtu)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int softrma_check_attr(struct softrma_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SOFTRMA_QP_ACCESS))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SOFTRMA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SOFTRMA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31) ||
+	    ((mask & IB_QP_TIMEOUT) && attr->timeout > 31))
+		return -EINVAL;
+	if ((mask & IB_QP_CAP) &&
+	    (attr->cap.max_send_wr > qp->cap.max_send_wr ||
+	     attr->cap.max_recv_wr > qp->cap.max_recv_wr))
+		return -EINVAL;
+	return softrma_check_path(qp, attr, mask);
+}
+
+/* Both queues restart empty, as the provider's do after RESET. */
+static void softrma_qp_reset_queues(struct softrma_qp *qp)
+{
+	struct softrma_queue *queues[] = { &qp->sq, &qp->rq };
+
+	for (int i = 0; i < ARRAY_SIZE(queues); i++) {
+		queues[i]->index = 0;
+		WRITE_ONCE(queues[i]->hdr->consumer, 0);
+		WRITE_ONCE(queues[i]->hdr->producer, 0);
+	}
+	qp->rnr_wait = false;
+}
+
+static void softrma_qp_copy_attr(struct softrma_qp *qp,
+				 const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & 0xffffff;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & 0xffffff;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+}
+
+int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	int err = 0;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->sq_lock);
+	mutex_lock(&qp->rq_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (cur != qp->state ||
+	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = softrma_check_attr(qp, attr, mask);
+	if (err)
+		goto out;
+
+	softrma_qp_copy_attr(qp, attr, mask);
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
+		softrma_qp_reset_queues(qp);
+	if (next == IB_QPS_ERR)
+		softrma_qp_set_error(qp);
+	else
+		softrma_qp_set_state(qp, next);
+out:
+	mutex_unlock(&qp->rq_lock);
+	mutex_unlock(&qp->sq_lock);
+
+	/* Work posted before RTS (or during SQD) may go now. */
+	if (!err && next == IB_QPS_RTS)
+		softrma_req_run(qp);
+	return err;
+}
+
+int softrma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+
+	mutex_lock(&qp->sq_lock);
+	*attr = qp->attr;
+	mutex_unlock(&qp->sq_lock);
+	attr->qp_state = softrma_qp_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->cap = qp->cap;
+	attr->sq_draining = 0;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/*
+ * Unpublish the QPN, wait until no responder works on the QP, stop the
+ * requester's deferred work, then free the rings.
+ */
+int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct softrma_dev *sdev = to_sdev(ibqp->device);
+	struct softrma_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	softrma_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	/* Under sq_lock: a requester either re-armed already or sees dying. */
+	mutex_lock(&qp->sq_lock);
+	WRITE_ONCE(qp->dying, true);
+	mutex_unlock(&qp->sq_lock);
+	cancel_work_sync(&qp->flush_work);
+	cancel_delayed_work_sync(&qp->rnr_work);
+
+	softrma_queue_destroy(&qp->rq);
+	softrma_queue_destroy(&qp->sq);
+	kfree(qp->sqe);
+	kfree(qp->rqe);
+	return 0;
+}

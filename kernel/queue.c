@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Shared rings and their user mappings. */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "queue.h"
+
+/* Owns a user ring's buffer, so that a mapping in progress keeps it alive. */
+struct softrma_mmap_entry {
+	struct rdma_user_mmap_entry rentry;
+	void *buf;
+};
+
+static size_t softrma_queue_bytes(u32 num, u32 stride)
+{
+	return PAGE_ALIGN(sizeof(struct softrma_ring_hdr) + (size_t)num * stride);
+}
+
+int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
+		       u32 num, u32 stride, u64 *mmap_key)
+{
+	size_t bytes = softrma_queue_bytes(num, stride);
+	void *buf;
+	int err;
+
+	buf = vmalloc_user(bytes);
+	if (!buf)
+		return -ENOMEM;
+	q->hdr = buf;
+	q->entries = buf + sizeof(struct softrma_ring_hdr);
+	q->num = num;
+	q->stride = stride;
+	q->index = 0;
+	q->mmap = NULL;
+	if (!uctx)
+		return 0;
+
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	if (!q->mmap) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	q->mmap->buf = buf;
+	err = rdma_user_mmap_entry_insert(uctx, &q->mmap->rentry, bytes);
+	if (err)
+		goto err_free;
+	*mmap_key = rdma_user_mmap_get_offset(&q->mmap->rentry);
+	return 0;
+
+err_free:
+	kfree(q->mmap);
+	q->mmap = NULL;
+	vfree(buf);
+	return err;
+}
+
+/* For a user ring the buffer goes with the last reference to its entry. */
+void softrma_queue_destroy(struct softrma_queue *q)
+{
+	if (q->mmap)
+		rdma_user_mmap_entry_remove(&q->mmap->rentry);
+	else
+		vfree(q->hdr);
+	q->hdr = NULL;
+}
+
+int softrma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rentry;
+	struct softrma_mmap_entry *entry;
+	int err;
+
+	rentry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!rentry)
+		return -EINVAL;
+	entry = container_of(rentry, struct softrma_mmap_entry, rentry);
+	err = remap_vmalloc_range(vma, entry->buf, 0);
+	rdma_user_mmap_entry_put(rentry);
+	return err;
+}
+
+void softrma_mmap_free(struct rdma_user_mmap_entry *rentry)
+{
+	struct softrma_mmap_entry *entry =
+		container_of(rentry, struct softrma_mmap_entry, rentry);
+
+	vfree(entry->buf);
+	kfree(entry);
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester and completer of a send queue: each SQ entry is copied out
+ * of the shared ring, checked, turned into a request that carries what a
+ * packet would, handed to the transport, and completed.  Today's transport
+ * is local: the request goes straight to the peer QP's responder and the
+ * payload moves once, from the source pages to the target pages.
+ */
+
+#include "proto/rnr_timer.h"
+#include "softrma.h"
+
+static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static bool softrma_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Fills @req from the kernel copy of the SQ entry and resolves its memory. */
+static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
+					     struct softrma_req *req)
+{
+	const struct softrma_sqe *sqe = qp->sqe;
+	struct softrma_sgl *sgl = &qp->req_sgl;
+	int local_access = 0, err;
+
+	*req = (struct softrma_req) {
+		.opcode = sqe->opcode,
+		.send_flags = sqe->send_flags,
+		.imm_data = sqe->imm_data,
+		.src_qpn = qp->ibqp.qp_num,
+		.local = sgl,
+	};
+	switch (sqe->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		break;
+	case IB_WR_RDMA_READ:
+		local_access = IB_ACCESS_LOCAL_WRITE;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		req->remote_addr = sqe->wr.rdma.remote_addr;
+		req->rkey = sqe->wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		local_access = IB_ACCESS_LOCAL_WRITE;
+		req->remote_addr = sqe->wr.atomic.remote_addr;
+		req->rkey = sqe->wr.atomic.rkey;
+		req->compare_add = sqe->wr.atomic.compare_add;
+		req->swap = sqe->wr.atomic.swap;
+		break;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+
+	if (sqe->send_flags & IB_SEND_INLINE) {
+		/* Inline data is a source: SEND and WRITE only. */
+		if (local_access || sqe->inline_len > qp->cap.max_inline_data)
+			return IB_WC_LOC_QP_OP_ERR;
+		softrma_sgl_init_kbuf(sgl, (void *)sqe->sge, sqe->inline_len);
+	} else {
+		if (sqe->num_sge > qp->cap.max_send_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device),
+					  qp->ibqp.pd, sqe->sge, sqe->num_sge,
+					  local_access);
+		if (err)
+			return err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+						IB_WC_LOC_PROT_ERR;
+	}
+	req->length = sgl->length;
+	if (softrma_is_atomic(req->opcode) && req->length != sizeof(u64)) {
+		softrma_sgl_release(sgl);
+		return IB_WC_LOC_LEN_ERR;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/* Hands @req to the QP it is addressed to on this host and waits for the answer. */
+static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
+						     struct softrma_req *req)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(&qp->attr.ah_attr);
+	enum softrma_resp_result res;
+	struct softrma_qp *peer;
+
+	peer = softrma_find_qp(&grh->dgid, qp->attr.dest_qp_num);
+	if (!peer)
+		return SOFTRMA_RESP_DROPPED;
+	res = softrma_resp_execute(peer, req);
+	softrma_qp_put(peer);
+	return res;
+}
+
+/*
+ * After an RNR NAK: true when the SQ head waits and is tried again, false
+ * when its RNR retries are used up (7 means retry forever).
+ */
+static bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
+{
+	if (!qp->rnr_retrying) {
+		qp->rnr_retrying = true;
+		qp->rnr_left = qp->attr.rnr_retry;
+	}
+	if (qp->attr.rnr_retry != 7) {
+		if (!qp->rnr_left)
+			return false;
+		qp->rnr_left--;
+	}
+	qp->rnr_wait = true;
+	if (!qp->dying)
+		queue_delayed_work(system_unbound_wq, &qp->rnr_work,
+				   usecs_to_jiffies(softrma_rnr_timer_us(timer)));
+	return true;
+}
+
+/* Executes the SQ head: a work completion status, or -EAGAIN to wait. */
+static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
+{
+	enum softrma_resp_result res;
+	enum ib_wc_status status;
+	struct softrma_req req;
+
+	status = softrma_req_prepare(qp, &req);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	*length = req.length;
+	res = softrma_req_transmit(qp, &req);
+	softrma_sgl_release(&qp->req_sgl);
+
+	switch (res) {
+	case SOFTRMA_RESP_ACK:
+		return IB_WC_SUCCESS;
+	case SOFTRMA_RESP_RNR_NAK:
+		return softrma_req_rnr_wait(qp, req.rnr_timer) ?
+			-EAGAIN : IB_WC_RNR_RETRY_EXC_ERR;
+	case SOFTRMA_RESP_NAK_INV_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SOFTRMA_RESP_NAK_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case SOFTRMA_RESP_NAK_OP:
+		return IB_WC_REM_OP_ERR;
+	default:
+		return IB_WC_RETRY_EXC_ERR;
+	}
+}
+
+/* Completes the SQ head; false when the send CQ overflowed. */
+static bool softrma_req_complete(struct softrma_qp *qp,
+				 enum ib_wc_status status, u64 length)
+{
+	const struct softrma_sqe *sqe = qp->sqe;
+	bool ok = true;
+
+	if (status != IB_WC_SUCCESS || qp->sig_all ||
+	    (sqe->send_flags & IB_SEND_SIGNALED)) {
+		struct softrma_cqe cqe = {
+			.wr_id = sqe->wr_id,
+			.status = status,
+			.opcode = softrma_wc_opcode(sqe->opcode),
+			.byte_len = status == IB_WC_SUCCESS ? length : 0,
+			.qp_num = qp->ibqp.qp_num,
+		};
+
+		ok = softrma_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false);
+	}
+	softrma_queue_consume(&qp->sq);
+	qp->rnr_retrying = false;
+	return ok;
+}
+
+/*
+ * Runs the send queue until it is empty or has to wait: from the doorbell,
+ * after an RNR wait, and to flush the queue once the QP is in error.
+ */
+void softrma_req_run(struct softrma_qp *qp)
+{
+	enum ib_qp_state state;
+	enum ib_wc_status status;
+	u64 length;
+	int pending, ret;
+
+	mutex_lock(&qp->sq_lock);
+	while (!qp->rnr_wait) {
+		state = softrma_qp_state(qp);
+		if (state != IB_QPS_RTS && state != IB_QPS_ERR)
+			break;
+		pending = softrma_queue_pending(&qp->sq);
+		if (pending < 0) {
+			softrma_qp_set_error(qp);
+			break;
+		}
+		if (!pending)
+			break;
+
+		memcpy(qp->sqe, softrma_queue_entry(&qp->sq, qp->sq.index),
+		       qp->sq.stride);
+		length = 0;
+		if (state == IB_QPS_ERR) {
+			status = IB_WC_WR_FLUSH_ERR;
+		} else {
+			ret = softrma_req_execute(qp, &length);
+			if (ret == -EAGAIN)
+				break;
+			status = ret;
+		}
+		if (!softrma_req_complete(qp, status, length) ||
+		    status != IB_WC_SUCCESS)
+			softrma_qp_set_error(qp);
+	}
+	mutex_unlock(&qp->sq_lock);
+}
+
+void softrma_req_rnr_work(struct work_struct *work)
+{
+	struct softrma_qp *qp = container_of(to_delayed_work(work),
+					     struct softrma_qp, rnr_work);
+
+	mutex_lock(&qp->sq_lock);
+	qp->rnr_wait = false;
+	mutex_unlock(&qp->sq_lock);
+	softrma_req_run(qp);
+}
+
+/*
+ * The doorbell: user QPs post into their rings and then ring with an empty
+ * work request list.  Kernel QPs do not exist yet.
+ */
+int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	softrma_req_run(to_sqp(ibqp));
+	return 0;
+}
+
+/* User QPs post receives into their rings; the responder takes them. */
+int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}

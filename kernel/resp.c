@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: every request that reaches a QP, whatever carried it, is
+ * checked and executed here.  Nothing moves before the checks pass: QP
+ * state, the QP's remote access rights, then key, PD, access and bounds of
+ * the target memory, and alignment for atomics.
+ */
+
+#include "softrma.h"
+
+static int softrma_resp_required_access(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_ACCESS_REMOTE_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_ACCESS_REMOTE_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_ACCESS_REMOTE_ATOMIC;
+	default:
+		return 0;
+	}
+}
+
+/* Copies the RQ head into qp->rqe: 0, -EAGAIN when empty, -EPROTO if corrupt. */
+static int softrma_resp_fetch_rqe(struct softrma_qp *qp)
+{
+	int pending = softrma_queue_pending(&qp->rq);
+
+	if (pending <= 0)
+		return pending ? pending : -EAGAIN;
+	memcpy(qp->rqe, softrma_queue_entry(&qp->rq, qp->rq.index),
+	       qp->rq.stride);
+	return 0;
+}
+
+/* Completes the fetched RQ entry; false when the receive CQ overflowed. */
+static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
+				      const struct softrma_req *req,
+				      enum ib_wc_status status,
+				      enum ib_wc_opcode opcode, u64 length)
+{
+	struct softrma_cqe cqe = {
+		.wr_id = qp->rqe->wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = length,
+		.qp_num = qp->ibqp.qp_num,
+	};
+	bool solicited = status != IB_WC_SUCCESS;
+
+	if (req) {
+		cqe.src_qp = req->src_qpn;
+		if (req->opcode == IB_WR_SEND_WITH_IMM ||
+		    req->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+			cqe.imm_data = req->imm_data;
+			cqe.wc_flags = IB_WC_WITH_IMM;
+		}
+		solicited |= !!(req->send_flags & IB_SEND_SOLICITED);
+	}
+	softrma_queue_consume(&qp->rq);
+	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, solicited);
+}
+
+static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
+						    struct softrma_req *req,
+						    int err)
+{
+	if (err != -EAGAIN)
+		return SOFTRMA_RESP_NAK_OP;
+	req->rnr_timer = qp->attr.min_rnr_timer;
+	return SOFTRMA_RESP_RNR_NAK;
+}
+
+static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
+						  struct softrma_req *req)
+{
+	struct softrma_sgl *sgl = &qp->resp_sgl;
+	const struct softrma_rqe *rqe = qp->rqe;
+	enum ib_wc_status status;
+	int err;
+
+	err = softrma_resp_fetch_rqe(qp);
+	if (err)
+		return softrma_resp_no_rqe(qp, req, err);
+
+	if (rqe->num_sge > qp->cap.max_recv_sge) {
+		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
+	err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				  rqe->sge, rqe->num_sge, IB_ACCESS_LOCAL_WRITE);
+	if (err) {
+		status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+		softrma_resp_complete_rqe(qp, req, status, IB_WC_RECV, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
+	if (req->length > sgl->length) {
+		softrma_sgl_release(sgl);
+		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0);
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	}
+	softrma_sgl_copy(sgl, req->local, req->length);
+	softrma_sgl_release(sgl);
+	return softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS, IB_WC_RECV,
+					 req->length) ?
+		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
+}
+
+/* The target MR of an RDMA or atomic request, checked, or NULL. */
+static struct softrma_mr *softrma_resp_target(struct softrma_qp *qp,
+					      const struct softrma_req *req,
+					      u64 length)
+{
+	struct softrma_mr *mr;
+
+	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, req->rkey,
+			    req->remote_addr, length,
+			    softrma_resp_required_access(req->opcode));
+	return IS_ERR(mr) ? NULL : mr;
+}
+
+static enum softrma_resp_result softrma_resp_write(struct softrma_qp *qp,
+						   struct softrma_req *req)
+{
+	bool with_imm = req->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	struct softrma_mr *mr;
+	int err;
+
+	/* Take the receive first: an RNR NAK must leave memory untouched. */
+	if (with_imm) {
+		err = softrma_resp_fetch_rqe(qp);
+		if (err)
+			return softrma_resp_no_rqe(qp, req, err);
+	}
+	if (req->length) {
+		mr = softrma_resp_target(qp, req, req->length);
+		if (!mr)
+			return SOFTRMA_RESP_NAK_ACCESS;
+		softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr,
+				    req->length);
+		softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
+		softrma_mr_put(mr);
+	}
+	if (with_imm && !softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS,
+						   IB_WC_RECV_RDMA_WITH_IMM,
+						   req->length))
+		return SOFTRMA_RESP_NAK_OP;
+	return SOFTRMA_RESP_ACK;
+}
+
+static enum softrma_resp_result softrma_resp_read(struct softrma_qp *qp,
+						  struct softrma_req *req)
+{
+	struct softrma_mr *mr;
+
+	if (!req->length)
+		return SOFTRMA_RESP_ACK;
+	mr = softrma_resp_target(qp, req, req->length);
+	if (!mr)
+		return SOFTRMA_RESP_NAK_ACCESS;
+	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
+	softrma_sgl_copy(req->local, &qp->resp_sgl, req->length);
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
+static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
+						    struct softrma_req *req)
+{
+	struct softrma_mr *mr;
+	u64 orig;
+
+	if (!IS_ALIGNED(req->remote_addr, sizeof(u64)))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	mr = softrma_resp_target(qp, req, sizeof(u64));
+	if (!mr)
+		return SOFTRMA_RESP_NAK_ACCESS;
+	orig = softrma_mr_atomic(mr, req->remote_addr,
+				 req->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
+				 req->compare_add, req->swap);
+	softrma_mr_put(mr);
+	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
+	softrma_sgl_copy(req->local, &qp->resp_sgl, sizeof(orig));
+	return SOFTRMA_RESP_ACK;
+}
+
+static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
+						      struct softrma_req *req)
+{
+	int need = softrma_resp_required_access(req->opcode);
+
+	if ((qp->attr.qp_access_flags & need) != need)
+		return SOFTRMA_RESP_NAK_INV_REQ;
+
+	switch (req->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return softrma_resp_send(qp, req);
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return softrma_resp_write(qp, req);
+	case IB_WR_RDMA_READ:
+		return softrma_resp_read(qp, req);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return softrma_resp_atomic(qp, req);
+	default:
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	}
+}
+
+enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
+					      struct softrma_req *req)
+{
+	enum softrma_resp_result res;
+	enum ib_qp_state state;
+
+	mutex_lock(&qp->rq_lock);
+	state = softrma_qp_state(qp);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+		res = SOFTRMA_RESP_DROPPED;	/* a QP that cannot receive */
+	else
+		res = softrma_resp_dispatch(qp, req);
+
+	/* A NAKed request takes the responder down as well. */
+	if (res == SOFTRMA_RESP_NAK_INV_REQ || res == SOFTRMA_RESP_NAK_ACCESS ||
+	    res == SOFTRMA_RESP_NAK_OP)
+		softrma_qp_set_error(qp);
+	mutex_unlock(&qp->rq_lock);
+	return res;
+}
+
+/* Completes every posted receive with WR_FLUSH_ERR once the QP is in error. */
+void softrma_resp_flush(struct softrma_qp *qp)
+{
+	mutex_lock(&qp->rq_lock);
+	while (softrma_qp_state(qp) == IB_QPS_ERR && !softrma_resp_fetch_rqe(qp))
+		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR,
+					       IB_WC_RECV, 0))
+			break;
+	mutex_unlock(&qp->rq_lock);
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# kill -9 of one side in the middle of an ib_write_bw run.  The writer whose
+# target QP vanished gets error completions and ends; a server whose client
+# died ends when its socket closes.  (An RC side that only waits for
+# receives never hears of a dead peer, on any RDMA device.)  Once both are
+# gone nothing of theirs is left: the runner checks "rdma resource show" and
+# that softrma unloads.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+add_dummy d0 10.9.0.1/24
+rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
+wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+
+for victim in server client; do
+	ib_write_bw -d softrma0 -x 1 -D 60 > /tmp/server.log 2>&1 &
+	spid=$!
+	sleep 1
+	ib_write_bw -d softrma0 -x 1 -D 60 10.9.0.1 > /tmp/client.log 2>&1 &
+	cpid=$!
+	sleep 3
+	if [ $victim = server ]; then kill -9 "$spid"; other=$cpid; else kill -9 "$cpid"; other=$spid; fi
+	# The survivor's next send finds no QP: it must fail, not hang.
+	for _ in $(seq 100); do
+		kill -0 "$other" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$other" 2>/dev/null; then
+		kill -9 "$other"
+		fail "the survivor of kill -9 $victim still runs after 10 s"
+	fi
+	wait "$other" && fail "the survivor of kill -9 $victim reported success"
+	info "kill -9 $victim: the other side failed and ended"
+done

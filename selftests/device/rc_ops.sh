@@ -1,0 +1,11 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# RC data path between local QPs: see verbs/rc_ops.c (every opcode and size,
+# unaligned transfers, every error status, garbage in the shared SQ ring).
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+add_dummy d0 10.9.0.1/24
+rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
+wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+"$SOFTRMA_BIN/rc_ops" softrma0 10.9.0.1 || fail "rc_ops"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unmodified tools over softrma: ibv_rc_pingpong (polling and events, which
+# validates data) and perftest's RC tests, server and client in one guest.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+add_dummy d0 10.9.0.1/24
+rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
+wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+
+# pair NAME SERVER_CMD... -- CLIENT_ARGS...: both sides must succeed.
+pair() {
+	name=$1; shift
+	"$@" > /tmp/server.log 2>&1 &
+	spid=$!
+	sleep 1
+	timeout 120 "$@" 10.9.0.1 > /tmp/client.log 2>&1 || {
+		kill "$spid" 2>/dev/null
+		fail "$name client: $(tail -n 5 /tmp/client.log)"
+	}
+	wait "$spid" || fail "$name server: $(tail -n 5 /tmp/server.log)"
+	info "$name: $(grep -E 'iters|^ *[0-9]+ +[0-9]+ ' /tmp/client.log | tail -n 1 | tr -s ' ')"
+}
+
+pair "ibv_rc_pingpong" ibv_rc_pingpong -d softrma0 -g 1 -n 500
+pair "ibv_rc_pingpong -e" ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e
+pair "ibv_rc_pingpong -s 65536" ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536
+for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
+	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
+done
+for t in ib_write_lat ib_read_lat ib_send_lat; do
+	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
+done
+pair "ib_write_bw -a" timeout 120 ib_write_bw -d softrma0 -x 1 -n 20 -a

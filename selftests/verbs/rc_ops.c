@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RC operations between two QPs of one softrma device: every opcode and
+ * size with data checks, unaligned WRITE/READ with guard bytes, and the
+ * errors: bad keys, bounds, rights, alignment, RNR, states, SQ overflow and
+ * garbage in the shared send ring.
+ *
+ * usage: rc_ops DEV IPV4 [TEST]   (TEST: ops, unaligned, errors, hostile)
+ */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "softrma.h"	/* the provider's QP, to reach the shared ring */
+
+#define BIG (16 << 20)
+#define GUARD 64
+#define ALL_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static struct ibv_context *ctx;
+static int gid_index = -1;
+
+struct side {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	char *buf;
+	struct ibv_mr *mr;
+};
+
+struct pair {
+	struct side a, b;	/* a sends to b */
+};
+
+static void find_gid(const char *ipv4)
+{
+	union ibv_gid want = {}, gid;
+
+	want.raw[10] = want.raw[11] = 0xff;
+	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address");
+	for (int i = 0; i < 1024; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, 16)) {
+			gid_index = i;
+			return;
+		}
+	FAIL("no GID for %s", ipv4);
+}
+
+static void side_init(struct side *s, struct ibv_pd *pd, int qp_access)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 16, .max_recv_sge = 16,
+			 .max_inline_data = 256 },
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = qp_access,
+	};
+
+	s->pd = pd ? pd : ibv_alloc_pd(ctx);
+	CHECK(s->pd, "alloc_pd");
+	s->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	CHECK(s->cq, "create_cq: %s", strerror(errno));
+	init.send_cq = init.recv_cq = s->cq;
+	s->qp = ibv_create_qp(s->pd, &init);
+	CHECK(s->qp, "create_qp: %s", strerror(errno));
+	CHECK(init.cap.max_inline_data >= 256, "max_inline %u", init.cap.max_inline_data);
+	CHECK_EQ(ibv_modify_qp(s->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	s->buf = calloc(1, BIG + 2 * GUARD);
+	CHECK(s->buf, "calloc");
+	s->mr = ibv_reg_mr(s->pd, s->buf, BIG + 2 * GUARD, ALL_ACCESS);
+	CHECK(s->mr, "reg_mr: %s", strerror(errno));
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dest, int rnr_retry)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dest, .rq_psn = 0, .max_dest_rd_atomic = 16,
+		.min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
+	};
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+	attr = (struct ibv_qp_attr) {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 16,
+	};
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+static void pair_init(struct pair *p, int b_access, int rnr_retry)
+{
+	side_init(&p->a, NULL, ALL_ACCESS);
+	side_init(&p->b, NULL, b_access);
+	connect_qp(p->a.qp, p->b.qp->qp_num, rnr_retry);
+	connect_qp(p->b.qp, p->a.qp->qp_num, rnr_retry);
+}
+
+static void side_fini(struct side *s, int own_pd)
+{
+	CHECK_EQ(ibv_destroy_qp(s->qp), 0);
+	CHECK_EQ(ibv_destroy_cq(s->cq), 0);
+	CHECK_EQ(ibv_dereg_mr(s->mr), 0);
+	if (own_pd)
+		CHECK_EQ(ibv_dealloc_pd(s->pd), 0);
+	free(s->buf);
+}
+
+static void pair_fini(struct pair *p)
+{
+	side_fini(&p->a, 1);
+	side_fini(&p->b, 1);
+}
+
+/* Waits up to 5 s for one completion. */
+static struct ibv_wc poll_one(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	for (long i = 0; i < 5000000; i++) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		CHECK(n >= 0, "poll_cq");
+		if (n)
+			return wc;
+		if (i > 1000)
+			usleep(1);
+	}
+	FAIL("no completion within 5 s");
+}
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+
+	CHECK_EQ(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
+	return attr.qp_state;
+}
+
+/* Splits [addr, addr+len) into up to @n SGEs of @mr. */
+static int split_sges(struct ibv_sge *sge, int n, char *addr, uint32_t len,
+		      struct ibv_mr *mr)
+{
+	uint32_t chunk = len / n + 1, off = 0;
+	int i;
+
+	for (i = 0; off < len || i == 0; i++) {
+		uint32_t l = len - off < chunk ? len - off : chunk;
+
+		sge[i] = (struct ibv_sge) { (uintptr_t)addr + off, l, mr->lkey };
+		off += l;
+		if (!len)
+			return 1;
+	}
+	return i;
+}
+
+static struct ibv_wc post_wait(struct side *s, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	CHECK_EQ(ibv_post_send(s->qp, wr, &bad), 0);
+	return poll_one(s->cq);
+}
+
+static void fill(char *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (char)(seed + i * 7 + (i >> 9));
+}
+
+static void check_ops_at(struct pair *p, uint32_t len)
+{
+	struct ibv_sge sge[16], rsge[16];
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = rsge }, *rbad;
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = sge };
+	char *src = p->a.buf + GUARD, *dst = p->b.buf + GUARD;
+	struct ibv_wc wc;
+	int ops[] = { IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		      IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ };
+
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		int read = ops[o] == IBV_WR_RDMA_READ;
+		int recv = ops[o] != IBV_WR_RDMA_WRITE && !read;
+
+		fill(read ? dst : src, len, len + o);
+		memset(read ? src : dst, 0, len);
+		wr.opcode = ops[o];
+		wr.num_sge = split_sges(sge, 3, src, len, p->a.mr);
+		wr.imm_data = htonl(0x1234 + o);
+		wr.wr.rdma.remote_addr = (uintptr_t)dst;
+		wr.wr.rdma.rkey = p->b.mr->rkey;
+		if (recv) {
+			rwr.num_sge = split_sges(rsge, 4, dst, len, p->b.mr);
+			CHECK_EQ(ibv_post_recv(p->b.qp, &rwr, &rbad), 0);
+		}
+		wc = post_wait(&p->a, &wr);
+		if (wc.status != IBV_WC_SUCCESS)
+			FAIL("op %d len %u: %s", ops[o], len, ibv_wc_status_str(wc.status));
+		CHECK_EQ(wc.byte_len, len);
+		CHECK(!memcmp(src, dst, len), "op %d len %u: data differs", ops[o], len);
+		if (recv) {
+			wc = poll_one(p->b.cq);
+			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+			CHECK_EQ(wc.wr_id, 2);
+			CHECK_EQ(wc.byte_len, len);
+			CHECK_EQ(wc.src_qp, p->a.qp->qp_num);
+			if (ops[o] != IBV_WR_SEND) {
+				CHECK(wc.wc_flags & IBV_WC_WITH_IMM, "no imm");
+				CHECK_EQ(ntohl(wc.imm_data), 0x1234 + o);
+			}
+			CHECK_EQ(wc.opcode, ops[o] == IBV_WR_RDMA_WRITE_WITH_IMM ?
+				 IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV);
+		}
+	}
+}
+
+static void check_inline_and_atomics(struct pair *p)
+{
+	uint64_t *target = (uint64_t *)(p->b.buf + GUARD), *result = (uint64_t *)p->a.buf;
+	struct ibv_sge sge = { (uintptr_t)p->a.buf, 200, p->a.mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	char msg[200];
+
+	fill(msg, sizeof(msg), 99);
+	sge.addr = (uintptr_t)msg;	/* inline data needs no MR */
+	sge.lkey = 0;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = (uintptr_t)target;
+	wr.wr.rdma.rkey = p->b.mr->rkey;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(target, msg, sizeof(msg)), "inline write");
+
+	*target = 40;
+	sge = (struct ibv_sge) { (uintptr_t)result, 8, p->a.mr->lkey };
+	wr = (struct ibv_send_wr) { .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD };
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = p->b.mr->rkey;
+	wr.wr.atomic.compare_add = 2;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK_EQ(*result, 40);
+	CHECK_EQ(*target, 42);
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 41;	/* mismatch: no swap */
+	wr.wr.atomic.swap = 7;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK_EQ(*result, 42);
+	CHECK_EQ(*target, 42);
+	wr.wr.atomic.compare_add = 42;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK_EQ(*target, 7);
+}
+
+static void test_ops(void)
+{
+	static const uint32_t sizes[] = { 0, 1, 63, 64, 4095, 4096, 4097, 65536,
+					  (1 << 20) + 3, BIG };
+	struct pair p;
+
+	pair_init(&p, ALL_ACCESS, 7);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		check_ops_at(&p, sizes[i]);
+	check_inline_and_atomics(&p);
+	pair_fini(&p);
+	printf("# every opcode at every size, multi-SGE, inline, atomics: data verified\n");
+}
+
+/*
+ * WRITE and READ at every offset 0..63 and length 1..130: exactly the
+ * target range of the written side changes, not a byte around it.
+ */
+static void test_unaligned(void)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	char want[512];
+	struct pair p;
+	int n = 0;
+
+	pair_init(&p, ALL_ACCESS, 7);
+	for (int read = 0; read < 2; read++)
+		for (int off = 0; off < 64; off++)
+			for (uint32_t len = 1; len <= 130; len++) {
+				char *local = p.a.buf + GUARD + (read ? off : (off * 5) % 64);
+				char *remote = p.b.buf + GUARD + (read ? (off * 5) % 64 : off);
+				char *src = read ? remote : local, *dst = read ? local : remote;
+				char *dst_buf = read ? p.a.buf : p.b.buf;
+
+				memset(p.a.buf, 0xa5, sizeof(want));
+				memset(p.b.buf, 0x5a, sizeof(want));
+				fill(src, len, off + len);
+				memcpy(want, dst_buf, sizeof(want));
+				memcpy(want + (dst - dst_buf), src, len);
+
+				sge = (struct ibv_sge) { (uintptr_t)local, len, p.a.mr->lkey };
+				wr.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+				wr.wr.rdma.remote_addr = (uintptr_t)remote;
+				wr.wr.rdma.rkey = p.b.mr->rkey;
+				CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+				if (memcmp(dst_buf, want, sizeof(want)))
+					FAIL("%s off %d len %u: wrong bytes at or around the target",
+					     read ? "READ" : "WRITE", off, len);
+				n++;
+			}
+	pair_fini(&p);
+	printf("# %d unaligned WRITE/READ: head and tail exact\n", n);
+}
+
+/* Posts one WR on a fresh pair and checks status, target and QP states. */
+struct bad_case {
+	const char *name;
+	int opcode;
+	int b_access;		/* b's QP access flags */
+	int mr_access;		/* b's target MR (0: the default, all rights) */
+	int other_pd;		/* target MR in another PD */
+	int dereg;		/* target MR deregistered first */
+	int64_t offset;		/* remote address relative to the target MR */
+	uint32_t len;
+	int bad_lkey;
+	uint32_t rkey_xor;
+	enum ibv_wc_status want;
+};
+
+static void run_bad_case(const struct bad_case *c)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = c->opcode };
+	struct ibv_pd *pd2 = NULL;
+	struct ibv_mr *tmr;
+	char *target;
+	struct ibv_wc wc;
+	struct pair p;
+
+	pair_init(&p, c->b_access ? c->b_access : ALL_ACCESS, 7);
+	target = p.b.buf + 4096;
+	memset(p.b.buf, 0x77, BIG + 2 * GUARD);
+	if (c->other_pd)
+		pd2 = ibv_alloc_pd(ctx);
+	tmr = ibv_reg_mr(pd2 ? pd2 : p.b.pd, target, 4096,
+			 c->mr_access ? c->mr_access : ALL_ACCESS);
+	CHECK(tmr, "reg target");
+	wr.wr.rdma.remote_addr = (uintptr_t)target + c->offset;
+	wr.wr.rdma.rkey = tmr->rkey ^ c->rkey_xor;
+	wr.wr.atomic.remote_addr = wr.wr.rdma.remote_addr;
+	wr.wr.atomic.rkey = wr.wr.rdma.rkey;
+	if (c->dereg)
+		CHECK_EQ(ibv_dereg_mr(tmr), 0);
+	fill(p.a.buf, 8192, 3);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, c->len,
+				 p.a.mr->lkey ^ (c->bad_lkey ? 0x100 : 0) };
+
+	wc = post_wait(&p.a, &wr);
+	if (wc.status != c->want)
+		FAIL("%s: %s, want %s", c->name, ibv_wc_status_str(wc.status),
+		     ibv_wc_status_str(c->want));
+	for (size_t i = 0; i < BIG + 2 * GUARD; i++)
+		if (p.b.buf[i] != 0x77)
+			FAIL("%s: target byte %zu written", c->name, i);
+	CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+
+	/* Everything posted afterwards is flushed. */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	sge.lkey = p.a.mr->lkey;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_WR_FLUSH_ERR);
+	if (!c->dereg)
+		CHECK_EQ(ibv_dereg_mr(tmr), 0);
+	if (pd2)
+		CHECK_EQ(ibv_dealloc_pd(pd2), 0);
+	pair_fini(&p);
+	printf("# %s: %s, target untouched, QP in error\n", c->name,
+	       ibv_wc_status_str(wc.status));
+}
+
+static void test_errors(void)
+{
+	const int W = IBV_WR_RDMA_WRITE, R = IBV_WR_RDMA_READ,
+		  A = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	const struct bad_case cases[] = {
+		{ "wrong rkey", W, .len = 64, .rkey_xor = 0x1, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "rkey of a deregistered MR", W, .len = 64, .dereg = 1, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "MR of another PD", W, .len = 64, .other_pd = 1, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "one byte past the end", W, .len = 64, .offset = 4096 - 63, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "one byte before the start", W, .len = 64, .offset = -1, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "address + length wraps", W, .len = 64, .offset = -(int64_t)(uintptr_t)0 - 1 - 4096, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "READ past the end", R, .len = 4097, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "MR without REMOTE_WRITE", W, .len = 64, .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "MR without REMOTE_READ", R, .len = 64, .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "MR without REMOTE_ATOMIC", A, .len = 8, .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, .want = IBV_WC_REM_ACCESS_ERR },
+		{ "QP without REMOTE_WRITE", W, .len = 64, .b_access = IBV_ACCESS_REMOTE_READ, .want = IBV_WC_REM_INV_REQ_ERR },
+		{ "unaligned atomic", A, .len = 8, .offset = 4, .want = IBV_WC_REM_INV_REQ_ERR },
+		{ "atomic of 4 bytes", A, .len = 4, .want = IBV_WC_LOC_LEN_ERR },
+		{ "bad lkey", W, .len = 64, .bad_lkey = 1, .want = IBV_WC_LOC_PROT_ERR },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_bad_case(&cases[i]);
+}
+
+/* RNR, short receive buffer, posting in bad states, SQ overflow. */
+static void test_queue_errors(void)
+{
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND },
+			   wrs[80], *bad;
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 } };
+	struct ibv_qp *qp;
+	struct pair p;
+	struct ibv_wc wc;
+
+	pair_init(&p, ALL_ACCESS, 0);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_RNR_RETRY_EXC_ERR);
+	CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+	pair_fini(&p);
+	printf("# SEND without a receive, rnr_retry 0: RNR_RETRY_EXC_ERR\n");
+
+	pair_init(&p, ALL_ACCESS, 3);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);	/* waits out RNR NAKs */
+	usleep(100);
+	rsge = (struct ibv_sge) { (uintptr_t)p.b.buf, 64, p.b.mr->lkey };
+	CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
+	wc = poll_one(p.a.cq);
+	if (wc.status != IBV_WC_SUCCESS && wc.status != IBV_WC_RNR_RETRY_EXC_ERR)
+		FAIL("RNR retry: %s", ibv_wc_status_str(wc.status));
+	printf("# SEND before the receive, rnr_retry 3: %s\n", ibv_wc_status_str(wc.status));
+	pair_fini(&p);
+
+	pair_init(&p, ALL_ACCESS, 7);
+	rsge.length = 16;
+	rsge.addr = (uintptr_t)p.b.buf;
+	rsge.lkey = p.b.mr->lkey;
+	memset(p.b.buf, 0x77, 64);
+	CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(poll_one(p.b.cq).status, IBV_WC_LOC_LEN_ERR);
+	for (int i = 0; i < 64; i++)
+		CHECK(p.b.buf[i] == 0x77, "short receive buffer written");
+	pair_fini(&p);
+	printf("# SEND larger than the receive: REM_INV_REQ_ERR / LOC_LEN_ERR, nothing written\n");
+
+	side_init(&p.a, NULL, ALL_ACCESS);
+	init.send_cq = init.recv_cq = p.a.cq;
+	qp = ibv_create_qp(p.a.pd, &init);
+	CHECK(qp, "create_qp");
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 8, p.a.mr->lkey };
+	errno = 0;
+	CHECK_EQ(ibv_post_send(qp, &wr, &bad), EINVAL);	/* RESET */
+	CHECK(bad == &wr, "bad_wr");
+	CHECK_EQ(ibv_destroy_qp(qp), 0);
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), EINVAL);	/* INIT */
+	connect_qp(p.a.qp, 0xffffff, 7);	/* nobody there */
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_RETRY_EXC_ERR);
+	side_fini(&p.a, 1);
+	printf("# post in RESET/INIT: EINVAL; no peer: RETRY_EXC_ERR\n");
+
+	/*
+	 * SQ overflow: the provider rings once per list, so a list of 80
+	 * meets a ring of 64 that nothing has drained yet.
+	 */
+	pair_init(&p, ALL_ACCESS, 7);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 8, p.a.mr->lkey };
+	for (int i = 0; i < 80; i++)
+		wrs[i] = (struct ibv_send_wr) { .wr_id = i, .sg_list = &sge,
+			.num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+			.next = i < 79 ? &wrs[i + 1] : NULL,
+			.wr.rdma = { (uintptr_t)p.b.buf, p.b.mr->rkey } };
+	CHECK_EQ(ibv_post_send(p.a.qp, wrs, &bad), ENOMEM);
+	CHECK(bad == &wrs[64], "bad_wr is #%ld, want #64", (long)(bad - wrs));
+	wr = wrs[0];
+	wr.next = NULL;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+	pair_fini(&p);
+	printf("# SQ overflow: ENOMEM at WR 64 of 80, the QP goes on\n");
+}
+
+/* Garbage in the shared send ring must end in an error, never an oops. */
+static void test_hostile(void)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+	struct softrma_qp *sqp;
+	struct softrma_sqe *sqe;
+	struct pair p;
+	struct ibv_wc wc;
+	int n;
+
+	for (int round = 0; round < 5; round++) {
+		pair_init(&p, ALL_ACCESS, 7);
+		sqp = container_of(p.a.qp, struct softrma_qp, ibqp);
+		sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
+		wr.wr.rdma.remote_addr = (uintptr_t)p.b.buf;
+		wr.wr.rdma.rkey = p.b.mr->rkey;
+		CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+
+		sqe = softrma_ring_entry(&sqp->sq, sqp->sq.index);
+		memset(sqe, 0xff, sqp->sq.stride);
+		switch (round) {
+		case 0: sqe->num_sge = 1000; sqe->opcode = IBV_WR_SEND; break;
+		case 1: sqe->opcode = 77; break;
+		case 2: sqe->send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+			sqe->opcode = IBV_WR_SEND; sqe->inline_len = 1 << 30; break;
+		case 3: sqe->opcode = IBV_WR_RDMA_WRITE; sqe->num_sge = 2; break;
+		case 4: break;	/* a producer index that cannot be true */
+		}
+		if (round == 4)
+			sqp->sq.hdr->producer = sqp->sq.index + 100000;
+		else
+			sqp->sq.hdr->producer = ++sqp->sq.index;
+		/* Ring the doorbell as the provider does, with nothing else posted. */
+		CHECK_EQ(write(ctx->cmd_fd, &sqp->doorbell, sizeof(sqp->doorbell)),
+			 (ssize_t)sizeof(sqp->doorbell));
+		n = 0;
+		while (ibv_poll_cq(p.a.cq, 1, &wc) > 0)
+			n++;
+		usleep(10000);
+		while (ibv_poll_cq(p.a.cq, 1, &wc) > 0)
+			n++;
+		CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+		pair_fini(&p);
+		printf("# hostile SQ ring, case %d: QP in error, %d completions\n", round, n);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 3 ? argv[3] : "all";
+
+	CHECK(argc >= 3, "usage: rc_ops DEV IPV4 [ops|unaligned|errors|hostile]");
+	ctx = test_open_device(argv[1]);
+	find_gid(argv[2]);
+	if (!strcmp(which, "all") || !strcmp(which, "ops"))
+		test_ops();
+	if (!strcmp(which, "all") || !strcmp(which, "unaligned"))
+		test_unaligned();
+	if (!strcmp(which, "all") || !strcmp(which, "errors")) {
+		test_errors();
+		test_queue_errors();
+	}
+	if (!strcmp(which, "all") || !strcmp(which, "hostile"))
+		test_hostile();
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	return KSFT_PASS;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The provider's view of a ring shared with softrma.ko (softrma-abi.h). */
+#ifndef SOFTRMA_RING_H
+#define SOFTRMA_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <rdma/softrma-abi.h>
+
+struct softrma_ring {
+	void *map;
+	size_t map_len;
+	struct softrma_ring_hdr *hdr;
+	char *entries;
+	uint32_t num;		/* a power of two */
+	uint32_t stride;
+	uint32_t index;		/* ours: producer of SQ/RQ, consumer of CQ */
+};
+
+int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
+		     uint32_t num, uint32_t stride);
+void softrma_ring_unmap(struct softrma_ring *ring);
+
+static inline void *softrma_ring_entry(struct softrma_ring *ring, uint32_t index)
+{
+	return ring->entries + (size_t)(index & (ring->num - 1)) * ring->stride;
+}
+
+static inline uint32_t softrma_ring_load(uint32_t *index)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)index, memory_order_acquire);
+}
+
+static inline void softrma_ring_store(uint32_t *index, uint32_t value)
+{
+	atomic_store_explicit((_Atomic uint32_t *)index, value, memory_order_release);
+}
+
+/* Producer side: room for one more entry? */
+static inline int softrma_ring_full(struct softrma_ring *ring)
+{
+	return ring->index - softrma_ring_load(&ring->hdr->consumer) >= ring->num;
+}
+
+#endif /* SOFTRMA_RING_H */
