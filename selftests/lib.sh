@@ -80,3 +80,17 @@ wait_gone() {
 	done
 	fail "$1 is still there"
 }
+
+# while_held DEV DESC CMD...: run CMD while an application holds DEV open
+# with a context and a PD.  CMD must succeed within 20 s, and the
+# application must then see the device gone (DEVICE_FATAL, failing verbs)
+# and still close it cleanly (selftests/verbs/hold_context.c).
+while_held() {
+	dev=$1 desc=$2
+	shift 2
+	"$SOFTRMA_BIN/hold_context" "$dev" > /tmp/hold &
+	pid=$!
+	wait_line /tmp/hold ready
+	timeout 20 "$@" || fail "$desc with $dev held open: failed or hung"
+	wait "$pid" || fail "hold_context, $desc: $(cat /tmp/hold)"
+}

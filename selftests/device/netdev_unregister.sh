@@ -13,11 +13,7 @@ wait_gone softrma0
 
 add_dummy d1
 rdma link add softrma1 type softrma netdev d1 || fail "rdma link add"
-"$SOFTRMA_BIN/hold_context" softrma1 > /tmp/hold &
-pid=$!
-wait_line /tmp/hold ready
-timeout 20 ip link del d1 || fail "ip link del d1 hangs with a context open"
-wait "$pid" || fail "hold_context: $(cat /tmp/hold)"
+while_held softrma1 "ip link del d1" ip link del d1
 wait_gone softrma1
 
 ip link add v0 type veth peer name v1 || fail "veth"

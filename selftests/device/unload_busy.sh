@@ -9,16 +9,8 @@ load_softrma
 add_dummy d0
 
 rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-"$SOFTRMA_BIN/hold_context" softrma0 > /tmp/hold &
-pid=$!
-wait_line /tmp/hold ready
-timeout 20 rdma link delete softrma0 || fail "rdma link delete with a context open"
-wait "$pid" || fail "hold_context after delete: $(cat /tmp/hold)"
+while_held softrma0 "rdma link delete" rdma link delete softrma0
 
 rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-"$SOFTRMA_BIN/hold_context" softrma0 > /tmp/hold &
-pid=$!
-wait_line /tmp/hold ready
-timeout 20 rmmod softrma || fail "rmmod with a context open"
-wait "$pid" || fail "hold_context after rmmod: $(cat /tmp/hold)"
+while_held softrma0 "rmmod softrma" rmmod softrma
 [ -z "$(softrma_links)" ] || fail "devices left: $(softrma_links)"
