@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Unmodified tools over softrma: ibv_rc_pingpong (polling and events, which
 # validates data) and perftest's RC tests, server and client in one guest.
+# perftest's -R (rdma_cm) needs kernel QPs, which do not exist yet.
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
@@ -33,3 +34,8 @@ for t in ib_write_lat ib_read_lat ib_send_lat; do
 	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
 done
 pair "ib_write_bw -a" timeout 120 ib_write_bw -d softrma0 -x 1 -n 20 -a
+# Both directions and several QPs at once: requesters feed each other's
+# responders concurrently.
+pair "ib_write_bw -b -q 4" timeout 120 ib_write_bw -d softrma0 -x 1 -n 500 -b -q 4
+pair "ib_send_bw -b -q 2" timeout 120 ib_send_bw -d softrma0 -x 1 -n 500 -b -q 2
+pair "ib_read_bw -q 4 -o 16" timeout 120 ib_read_bw -d softrma0 -x 1 -n 500 -q 4 -o 16
