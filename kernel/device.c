@@ -72,6 +72,9 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_qp_init_rd_atom = SOFTRMA_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SOFTRMA_MAX_RD_ATOMIC * SOFTRMA_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_srq = SOFTRMA_MAX_SRQ;
+	attr->max_srq_wr = SOFTRMA_MAX_QP_WR;
+	attr->max_srq_sge = SOFTRMA_MAX_SGE;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
 	attr->max_pkeys = 1;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -196,12 +199,14 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.alloc_ucontext = softrma_alloc_ucontext,
 	.create_cq = softrma_create_cq,
 	.create_qp = softrma_create_qp,
+	.create_srq = softrma_create_srq,
 	.dealloc_driver = softrma_dealloc_driver,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
 	.dereg_mr = softrma_dereg_mr,
 	.destroy_cq = softrma_destroy_cq,
 	.destroy_qp = softrma_destroy_qp,
+	.destroy_srq = softrma_destroy_srq,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.get_dev_fw_str = softrma_get_fw_str,
@@ -210,18 +215,21 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.mmap = softrma_mmap,
 	.mmap_free = softrma_mmap_free,
 	.modify_qp = softrma_modify_qp,
+	.modify_srq = softrma_modify_srq,
 	.post_recv = softrma_post_recv,
 	.post_send = softrma_post_send,
 	.query_device = softrma_query_device,
 	.query_pkey = softrma_query_pkey,
 	.query_port = softrma_query_port,
 	.query_qp = softrma_query_qp,
+	.query_srq = softrma_query_srq,
 	.reg_user_mr = softrma_reg_user_mr,
 	.req_notify_cq = softrma_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, softrma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrma_ucontext, ibuc),
 };
 

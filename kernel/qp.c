@@ -105,7 +105,8 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 		    cap->max_recv_sge * sizeof(struct softrma_sge);
 
 	qp->sqe = kmalloc(sq_stride, GFP_KERNEL);
-	qp->rqe = kmalloc(rq_stride, GFP_KERNEL);
+	/* Large enough for an SRQ's entries too. */
+	qp->rqe = kmalloc(struct_size(qp->rqe, sge, SOFTRMA_MAX_SGE), GFP_KERNEL);
 	if (!qp->sqe || !qp->rqe)
 		return -ENOMEM;
 
@@ -141,8 +142,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	/* RC from user space only, so far: the rest is not advertised. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
-	    init->create_flags)
+	if (!udata || init->qp_type != IB_QPT_RC || init->create_flags)
 		return -EOPNOTSUPP;
 	if (softrma_qp_check_cap(&init->cap) ||
 	    !ib_is_udata_cleared(udata, 0, udata->inlen) ||

@@ -24,19 +24,55 @@ static int softrma_resp_required_access(u32 opcode)
 	}
 }
 
-/* Copies the RQ head into qp->rqe: 0, -EAGAIN when empty, -EPROTO if corrupt. */
+/*
+ * Receive WQEs come from the QP's own RQ, or from its SRQ, which the
+ * responders of every attached QP share under the SRQ's lock.  A receive WQE
+ * is either left in its ring or completed: never taken and dropped.
+ */
+static struct softrma_queue *softrma_resp_recv_queue(struct softrma_qp *qp)
+{
+	return qp->ibqp.srq ? &to_ssrq(qp->ibqp.srq)->queue : &qp->rq;
+}
+
+static void softrma_resp_lock_recv(struct softrma_qp *qp)
+{
+	if (qp->ibqp.srq)
+		mutex_lock(&to_ssrq(qp->ibqp.srq)->lock);
+}
+
+static void softrma_resp_unlock_recv(struct softrma_qp *qp)
+{
+	if (qp->ibqp.srq)
+		mutex_unlock(&to_ssrq(qp->ibqp.srq)->lock);
+}
+
+static u32 softrma_resp_max_recv_sge(struct softrma_qp *qp)
+{
+	return qp->ibqp.srq ? to_ssrq(qp->ibqp.srq)->max_sge :
+			      qp->cap.max_recv_sge;
+}
+
+/* Receive WQEs posted: -EAGAIN when none, -EPROTO when the ring is corrupt. */
+static int softrma_resp_recv_pending(struct softrma_qp *qp)
+{
+	int pending = softrma_queue_pending(softrma_resp_recv_queue(qp));
+
+	return pending ? pending : -EAGAIN;
+}
+
+/* Copies the head receive WQE into qp->rqe; it stays in the ring. */
 static int softrma_resp_fetch_rqe(struct softrma_qp *qp)
 {
-	int pending = softrma_queue_pending(&qp->rq);
+	struct softrma_queue *q = softrma_resp_recv_queue(qp);
+	int pending = softrma_resp_recv_pending(qp);
 
-	if (pending <= 0)
-		return pending ? pending : -EAGAIN;
-	memcpy(qp->rqe, softrma_queue_entry(&qp->rq, qp->rq.index),
-	       qp->rq.stride);
+	if (pending < 0)
+		return pending;
+	memcpy(qp->rqe, softrma_queue_entry(q, q->index), q->stride);
 	return 0;
 }
 
-/* Completes the fetched RQ entry; false when the receive CQ overflowed. */
+/* Completes the fetched receive WQE; false when the receive CQ overflowed. */
 static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 				      const struct softrma_req *req,
 				      enum ib_wc_status status,
@@ -60,7 +96,9 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 		}
 		solicited |= !!(req->send_flags & IB_SEND_SOLICITED);
 	}
-	softrma_queue_consume(&qp->rq);
+	softrma_queue_consume(softrma_resp_recv_queue(qp));
+	if (qp->ibqp.srq)
+		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, solicited);
 }
 
@@ -74,8 +112,8 @@ static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
 	return SOFTRMA_RESP_RNR_NAK;
 }
 
-static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
-						  struct softrma_req *req)
+static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
+						     struct softrma_req *req)
 {
 	struct softrma_sgl *sgl = &qp->resp_sgl;
 	const struct softrma_rqe *rqe = qp->rqe;
@@ -86,7 +124,7 @@ static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
 	if (err)
 		return softrma_resp_no_rqe(qp, req, err);
 
-	if (rqe->num_sge > qp->cap.max_recv_sge) {
+	if (rqe->num_sge > softrma_resp_max_recv_sge(qp)) {
 		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_OP;
 	}
@@ -109,6 +147,17 @@ static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
 }
 
+static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
+						  struct softrma_req *req)
+{
+	enum softrma_resp_result res;
+
+	softrma_resp_lock_recv(qp);
+	res = softrma_resp_receive(qp, req);
+	softrma_resp_unlock_recv(qp);
+	return res;
+}
+
 /* The target MR of an RDMA or atomic request, checked, or NULL. */
 static struct softrma_mr *softrma_resp_target(struct softrma_qp *qp,
 					      const struct softrma_req *req,
@@ -125,30 +174,46 @@ static struct softrma_mr *softrma_resp_target(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_resp_write(struct softrma_qp *qp,
 						   struct softrma_req *req)
 {
-	bool with_imm = req->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 	struct softrma_mr *mr;
+
+	if (!req->length)
+		return SOFTRMA_RESP_ACK;
+	mr = softrma_resp_target(qp, req, req->length);
+	if (!mr)
+		return SOFTRMA_RESP_NAK_ACCESS;
+	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
+	softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
+/*
+ * The receive must exist before anything moves (an RNR NAK leaves memory
+ * untouched), and the memory must pass its checks before the receive is
+ * taken (a NAK leaves the receive posted).
+ */
+static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
+						       struct softrma_req *req)
+{
+	enum softrma_resp_result res;
 	int err;
 
-	/* Take the receive first: an RNR NAK must leave memory untouched. */
-	if (with_imm) {
-		err = softrma_resp_fetch_rqe(qp);
-		if (err)
-			return softrma_resp_no_rqe(qp, req, err);
+	softrma_resp_lock_recv(qp);
+	err = softrma_resp_recv_pending(qp);
+	if (err < 0) {
+		res = softrma_resp_no_rqe(qp, req, err);
+		goto out;
 	}
-	if (req->length) {
-		mr = softrma_resp_target(qp, req, req->length);
-		if (!mr)
-			return SOFTRMA_RESP_NAK_ACCESS;
-		softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr,
-				    req->length);
-		softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
-		softrma_mr_put(mr);
-	}
-	if (with_imm && !softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS,
-						   IB_WC_RECV_RDMA_WITH_IMM,
-						   req->length))
-		return SOFTRMA_RESP_NAK_OP;
-	return SOFTRMA_RESP_ACK;
+	res = softrma_resp_write(qp, req);
+	if (res != SOFTRMA_RESP_ACK)
+		goto out;
+	softrma_resp_fetch_rqe(qp);
+	if (!softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS,
+				       IB_WC_RECV_RDMA_WITH_IMM, req->length))
+		res = SOFTRMA_RESP_NAK_OP;
+out:
+	softrma_resp_unlock_recv(qp);
+	return res;
 }
 
 static enum softrma_resp_result softrma_resp_read(struct softrma_qp *qp,
@@ -200,8 +265,9 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	case IB_WR_SEND_WITH_IMM:
 		return softrma_resp_send(qp, req);
 	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return softrma_resp_write(qp, req);
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return softrma_resp_write_imm(qp, req);
 	case IB_WR_RDMA_READ:
 		return softrma_resp_read(qp, req);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -233,9 +299,14 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	return res;
 }
 
-/* Completes every posted receive with WR_FLUSH_ERR once the QP is in error. */
+/*
+ * Completes every posted receive with WR_FLUSH_ERR once the QP is in error.
+ * An SRQ's receives belong to the SRQ, and stay for its other QPs.
+ */
 void softrma_resp_flush(struct softrma_qp *qp)
 {
+	if (qp->ibqp.srq)
+		return;
 	mutex_lock(&qp->rq_lock);
 	while (softrma_qp_state(qp) == IB_QPS_ERR && !softrma_resp_fetch_rqe(qp))
 		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR,

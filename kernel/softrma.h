@@ -26,6 +26,7 @@
 #define SOFTRMA_MAX_SGE		16
 #define SOFTRMA_MAX_INLINE	256
 #define SOFTRMA_MAX_RD_ATOMIC	16
+#define SOFTRMA_MAX_SRQ		0x10000
 #define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
 #define SOFTRMA_FW_VER		"0.1.0"
 
@@ -85,12 +86,20 @@ struct softrma_cq {
 	bool overflowed;
 };
 
+struct softrma_srq {
+	struct ib_srq ibsrq;
+	struct softrma_queue queue;
+	struct mutex lock;		/* consumers: every attached QP's responder */
+	u32 max_sge;
+	u32 limit;			/* armed limit; 0: not armed */
+};
+
 struct softrma_qp {
 	struct ib_qp ibqp;
 	struct softrma_queue sq;
 	struct softrma_queue rq;
 	struct softrma_sqe *sqe;	/* kernel copy of the SQ entry at work */
-	struct softrma_rqe *rqe;	/* kernel copy of the RQ entry at work */
+	struct softrma_rqe *rqe;	/* kernel copy of the RQ/SRQ entry at work */
 	struct mutex sq_lock;		/* the requester: sq, sqe, rnr_* */
 	struct mutex rq_lock;		/* the responder: rq, rqe */
 	spinlock_t state_lock;		/* state; innermost */
@@ -137,6 +146,11 @@ enum softrma_resp_result {
 static inline struct softrma_cq *to_scq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct softrma_cq, ibcq);
+}
+
+static inline struct softrma_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softrma_srq, ibsrq);
 }
 
 static inline struct softrma_qp *to_sqp(struct ib_qp *ibqp)
@@ -207,6 +221,15 @@ enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
 void softrma_qp_set_error(struct softrma_qp *qp);
 void softrma_qp_put(struct softrma_qp *qp);
 struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn);
+
+/* srq.c */
+int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int softrma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softrma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void softrma_srq_check_limit(struct softrma_srq *srq);
 
 /* req.c: the requester and completer of the send queue */
 int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -273,6 +273,21 @@ struct ibv_query_qp {
 	struct ib_uverbs_query_qp core_payload;
 };
 
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core_payload;
+};
+
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
@@ -324,6 +339,16 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr, struct ibv_create_srq *cmd,
+		       size_t cmd_size, struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
 /* Allocates the provider context TYPE whose verbs_context is MEMBER. */
 #define verbs_init_and_alloc_context(ibdev, cmd_fd, type, member, driver_id) \
@@ -366,6 +391,9 @@ static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
 static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 static_assert(sizeof(struct ibv_modify_qp) == 120, "ibv_modify_qp");
 static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
+static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
+static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
+static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
 #undef PABI_SLOT
 

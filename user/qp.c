@@ -237,37 +237,47 @@ out:
 	return ret;
 }
 
-int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr)
+/* Writes receive WRs into @rq (a QP's RQ or an SRQ); the caller locks it. */
+int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	struct softrma_qp *qp = to_sqp(ibqp);
 	struct softrma_rqe *rqe;
 	int ret = 0;
 
-	pthread_spin_lock(&qp->rq_lock);
-	if (qp->state == IBV_QPS_RESET) {
-		*bad_wr = wr;
-		ret = EINVAL;
-		goto out;
-	}
 	for (; wr; wr = wr->next) {
-		if (softrma_ring_full(&qp->rq)) {
+		if (softrma_ring_full(rq)) {
 			ret = ENOMEM;
 		} else {
-			rqe = softrma_ring_entry(&qp->rq, qp->rq.index);
+			rqe = softrma_ring_entry(rq, rq->index);
 			rqe->wr_id = wr->wr_id;
 			rqe->num_sge = wr->num_sge;
 			ret = softrma_copy_sges(rqe->sge, wr->sg_list, wr->num_sge,
-						qp->cap.max_recv_sge);
+						max_sge);
 		}
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
-		qp->rq.index++;
+		rq->index++;
 	}
-	softrma_ring_store(&qp->rq.hdr->producer, qp->rq.index);
-out:
+	softrma_ring_store(&rq->hdr->producer, rq->index);
+	return ret;
+}
+
+int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	pthread_spin_lock(&qp->rq_lock);
+	if (qp->state == IBV_QPS_RESET || ibqp->srq) {
+		*bad_wr = wr;
+		ret = EINVAL;
+	} else {
+		ret = softrma_ring_post_recv(&qp->rq, qp->cap.max_recv_sge, wr,
+					     bad_wr);
+	}
 	pthread_spin_unlock(&qp->rq_lock);
 	return ret;
 }

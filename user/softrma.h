@@ -40,6 +40,18 @@ struct softrma_qp {
 	struct ib_uverbs_post_send_resp doorbell_resp;
 };
 
+struct softrma_srq {
+	struct ibv_srq ibsrq;
+	struct softrma_ring ring;
+	uint32_t max_sge;
+	pthread_spinlock_t lock;
+};
+
+static inline struct softrma_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softrma_srq, ibsrq);
+}
+
 static inline struct softrma_cq *to_scq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct softrma_cq, ibcq);
@@ -85,5 +97,17 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr);
+int softrma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		       int attr_mask);
+int softrma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int softrma_destroy_srq(struct ibv_srq *ibsrq);
+int softrma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
 
 #endif /* SOFTRMA_PROVIDER_H */

@@ -27,6 +27,7 @@ pair() {
 pair "ibv_rc_pingpong" ibv_rc_pingpong -d softrma0 -g 1 -n 500
 pair "ibv_rc_pingpong -e" ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e
 pair "ibv_rc_pingpong -s 65536" ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536
+pair "ibv_srq_pingpong" ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
 	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
 done

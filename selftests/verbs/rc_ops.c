@@ -3,11 +3,12 @@
  * RC operations between two QPs of one softrma device: every opcode and
  * size with data checks, unaligned WRITE/READ with guard bytes, and the
  * errors: bad keys, bounds, rights, alignment, RNR, states, SQ overflow and
- * garbage in the shared send ring.
+ * garbage in the shared send ring; and a shared receive queue.
  *
- * usage: rc_ops DEV IPV4 [TEST]   (TEST: ops, unaligned, errors, hostile)
+ * usage: rc_ops DEV IPV4 [TEST]   (TEST: ops, unaligned, errors, hostile, srq)
  */
 #include <arpa/inet.h>
+#include <poll.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -48,7 +49,8 @@ static void find_gid(const char *ipv4)
 	FAIL("no GID for %s", ipv4);
 }
 
-static void side_init(struct side *s, struct ibv_pd *pd, int qp_access)
+static void side_init(struct side *s, struct ibv_pd *pd, int qp_access,
+		      struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
@@ -66,6 +68,7 @@ static void side_init(struct side *s, struct ibv_pd *pd, int qp_access)
 	s->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	CHECK(s->cq, "create_cq: %s", strerror(errno));
 	init.send_cq = init.recv_cq = s->cq;
+	init.srq = srq;
 	s->qp = ibv_create_qp(s->pd, &init);
 	CHECK(s->qp, "create_qp: %s", strerror(errno));
 	CHECK(init.cap.max_inline_data >= 256, "max_inline %u", init.cap.max_inline_data);
@@ -102,8 +105,8 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, int rnr_retry)
 
 static void pair_init(struct pair *p, int b_access, int rnr_retry)
 {
-	side_init(&p->a, NULL, ALL_ACCESS);
-	side_init(&p->b, NULL, b_access);
+	side_init(&p->a, NULL, ALL_ACCESS, NULL);
+	side_init(&p->b, NULL, b_access, NULL);
 	connect_qp(p->a.qp, p->b.qp->qp_num, rnr_retry);
 	connect_qp(p->b.qp, p->a.qp->qp_num, rnr_retry);
 }
@@ -459,7 +462,7 @@ static void test_queue_errors(void)
 	pair_fini(&p);
 	printf("# SEND larger than the receive: REM_INV_REQ_ERR / LOC_LEN_ERR, nothing written\n");
 
-	side_init(&p.a, NULL, ALL_ACCESS);
+	side_init(&p.a, NULL, ALL_ACCESS, NULL);
 	init.send_cq = init.recv_cq = p.a.cq;
 	qp = ibv_create_qp(p.a.pd, &init);
 	CHECK(qp, "create_qp");
@@ -542,11 +545,127 @@ static void test_hostile(void)
 	}
 }
 
+static void srq_post(struct ibv_srq *srq, struct side *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = { (uintptr_t)s->buf + i * 4096, 4096, s->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		CHECK_EQ(ibv_post_srq_recv(srq, &wr, &bad), 0);
+	}
+}
+
+/* SEND from @from to @to, whose SRQ receives point into @rbufs's buffer. */
+static void srq_send(struct side *from, struct side *to, struct side *rbufs,
+		     uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)from->buf, len, from->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct ibv_wc wc;
+
+	fill(from->buf, len, len);
+	CHECK_EQ(post_wait(from, &wr).status, IBV_WC_SUCCESS);
+	wc = poll_one(to->cq);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.qp_num, to->qp->qp_num);
+	CHECK_EQ(wc.byte_len, len);
+	CHECK(!memcmp(rbufs->buf + (wc.wr_id - 100) * 4096, from->buf, len),
+	      "SRQ receive %lu: data differs", (unsigned long)wc.wr_id);
+}
+
+/* Waits up to @ms for an async event; -1 when none came. */
+static int async_event(int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -1;
+	CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
+	type = ev.event_type;
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
+/*
+ * Two receivers share one SRQ: each takes from it, the limit event fires
+ * once when fewer than the armed limit remain, and an error on one QP
+ * leaves the SRQ's receives to the other.
+ */
+static void test_srq(void)
+{
+	struct ibv_srq_init_attr init = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_attr attr = { .srq_limit = 5 };
+	struct side a1, a2, b1, b2;
+	struct ibv_pd *pd;
+	struct ibv_srq *srq;
+
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd");
+	srq = ibv_create_srq(pd, &init);
+	CHECK(srq, "create_srq: %s", strerror(errno));
+	CHECK(init.attr.max_wr >= 16, "max_wr %u", init.attr.max_wr);
+	side_init(&a1, pd, ALL_ACCESS, NULL);
+	side_init(&a2, pd, ALL_ACCESS, NULL);
+	side_init(&b1, pd, ALL_ACCESS, srq);
+	side_init(&b2, pd, ALL_ACCESS, srq);
+	connect_qp(a1.qp, b1.qp->qp_num, 7);
+	connect_qp(b1.qp, a1.qp->qp_num, 7);
+	connect_qp(a2.qp, b2.qp->qp_num, 7);
+	connect_qp(b2.qp, a2.qp->qp_num, 7);
+
+	srq_post(srq, &b1, 10);
+	attr.max_wr = 0;
+	CHECK_EQ(ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR), EOPNOTSUPP);
+	CHECK_EQ(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), 0);
+	CHECK_EQ(ibv_query_srq(srq, &attr), 0);
+	CHECK_EQ(attr.srq_limit, 5);
+
+	for (int i = 0; i < 5; i++)	/* 10 - 5 = 5 left: not below 5 */
+		srq_send(i % 2 ? &a2 : &a1, i % 2 ? &b2 : &b1, &b1, 100 + i);
+	CHECK_EQ(async_event(200), -1);
+	srq_send(&a1, &b1, &b1, 7);	/* 4 left: below the limit */
+	CHECK_EQ(async_event(2000), IBV_EVENT_SRQ_LIMIT_REACHED);
+	CHECK_EQ(ibv_query_srq(srq, &attr), 0);
+	CHECK_EQ(attr.srq_limit, 0);	/* disarmed */
+	srq_send(&a2, &b2, &b1, 9);
+	CHECK_EQ(async_event(200), -1);	/* fires once */
+
+	/* b1 fails (a write with a bad rkey): the SRQ still serves b2. */
+	{
+		struct ibv_sge sge = { (uintptr_t)a1.buf, 8, a1.mr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.wr.rdma = { (uintptr_t)b1.buf, b1.mr->rkey ^ 1 } };
+		struct ibv_wc wc;
+
+		CHECK_EQ(post_wait(&a1, &wr).status, IBV_WC_REM_ACCESS_ERR);
+		usleep(100000);
+		CHECK_EQ(qp_state(b1.qp), IBV_QPS_ERR);
+		CHECK_EQ(ibv_poll_cq(b1.cq, 1, &wc), 0);	/* nothing flushed */
+	}
+	for (int i = 0; i < 3; i++)
+		srq_send(&a2, &b2, &b1, 64);
+	while (async_event(0) >= 0)
+		;	/* e.g. the QP error event of b1 */
+
+	side_fini(&a1, 0);
+	side_fini(&a2, 0);
+	side_fini(&b1, 0);
+	side_fini(&b2, 0);
+	CHECK_EQ(ibv_destroy_srq(srq), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	printf("# SRQ shared by two QPs: data, one limit event, survives a QP error\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *which = argc > 3 ? argv[3] : "all";
 
-	CHECK(argc >= 3, "usage: rc_ops DEV IPV4 [ops|unaligned|errors|hostile]");
+	CHECK(argc >= 3, "usage: rc_ops DEV IPV4 [ops|unaligned|errors|hostile|srq]");
 	ctx = test_open_device(argv[1]);
 	find_gid(argv[2]);
 	if (!strcmp(which, "all") || !strcmp(which, "ops"))
@@ -559,6 +678,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(which, "all") || !strcmp(which, "hostile"))
 		test_hostile();
+	if (!strcmp(which, "all") || !strcmp(which, "srq"))
+		test_srq();
 	CHECK_EQ(ibv_close_device(ctx), 0);
 	return KSFT_PASS;
 }

@@ -108,4 +108,11 @@ struct softrma_create_qp_resp {
 	__u32 rq_stride;
 };
 
+/* Follows struct ib_uverbs_create_srq_resp. */
+struct softrma_create_srq_resp {
+	__aligned_u64 mmap_key;
+	__u32 num_entries;		/* a power of two */
+	__u32 stride;			/* bytes per entry (struct softrma_rqe) */
+};
+
 #endif /* SOFTRMA_ABI_USER_H */

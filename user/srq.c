@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Shared receive queues: receives go straight into the shared ring. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "softrma.h"
+
+struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr)
+{
+	struct {
+		struct ib_uverbs_create_srq_resp ibv;
+		struct softrma_create_srq_resp drv;
+	} resp;
+	struct ibv_create_srq cmd;
+	struct softrma_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = softrma_ring_map(&srq->ring, pd->context->cmd_fd,
+			       resp.drv.mmap_key, resp.drv.num_entries,
+			       resp.drv.stride);
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->ibsrq);
+		goto err_free;
+	}
+	srq->max_sge = attr->attr.max_sge;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	return &srq->ibsrq;
+
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int softrma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		       int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int softrma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int softrma_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct softrma_srq *srq = to_ssrq(ibsrq);
+	int ret = ibv_cmd_destroy_srq(ibsrq);
+
+	if (ret)
+		return ret;
+	softrma_ring_unmap(&srq->ring);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	return 0;
+}
+
+int softrma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	struct softrma_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	pthread_spin_lock(&srq->lock);
+	ret = softrma_ring_post_recv(&srq->ring, srq->max_sge, wr, bad_wr);
+	pthread_spin_unlock(&srq->lock);
+	return ret;
+}
