@@ -171,8 +171,9 @@ static struct softrma_mr *softrma_resp_target(struct softrma_qp *qp,
 	return IS_ERR(mr) ? NULL : mr;
 }
 
-static enum softrma_resp_result softrma_resp_write(struct softrma_qp *qp,
-						   struct softrma_req *req)
+/* RDMA WRITE into the target MR, or RDMA READ out of it. */
+static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
+						  struct softrma_req *req)
 {
 	struct softrma_mr *mr;
 
@@ -182,7 +183,10 @@ static enum softrma_resp_result softrma_resp_write(struct softrma_qp *qp,
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
-	softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
+	if (req->opcode == IB_WR_RDMA_READ)
+		softrma_sgl_copy(req->local, &qp->resp_sgl, req->length);
+	else
+		softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
 	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;
 }
@@ -204,7 +208,7 @@ static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
 		res = softrma_resp_no_rqe(qp, req, err);
 		goto out;
 	}
-	res = softrma_resp_write(qp, req);
+	res = softrma_resp_rdma(qp, req);
 	if (res != SOFTRMA_RESP_ACK)
 		goto out;
 	softrma_resp_fetch_rqe(qp);
@@ -214,22 +218,6 @@ static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
 out:
 	softrma_resp_unlock_recv(qp);
 	return res;
-}
-
-static enum softrma_resp_result softrma_resp_read(struct softrma_qp *qp,
-						  struct softrma_req *req)
-{
-	struct softrma_mr *mr;
-
-	if (!req->length)
-		return SOFTRMA_RESP_ACK;
-	mr = softrma_resp_target(qp, req, req->length);
-	if (!mr)
-		return SOFTRMA_RESP_NAK_ACCESS;
-	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
-	softrma_sgl_copy(req->local, &qp->resp_sgl, req->length);
-	softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
 }
 
 static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
@@ -265,11 +253,10 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	case IB_WR_SEND_WITH_IMM:
 		return softrma_resp_send(qp, req);
 	case IB_WR_RDMA_WRITE:
-		return softrma_resp_write(qp, req);
+	case IB_WR_RDMA_READ:
+		return softrma_resp_rdma(qp, req);
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return softrma_resp_write_imm(qp, req);
-	case IB_WR_RDMA_READ:
-		return softrma_resp_read(qp, req);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return softrma_resp_atomic(qp, req);
