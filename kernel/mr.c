@@ -91,8 +91,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	refcount_set(&mr->refcnt, 1);
-	init_completion(&mr->released);
+	softrma_users_init(&mr->users);
 
 	err = softrma_mr_assign_key(sdev, mr);
 	if (err)
@@ -106,8 +105,7 @@ err_free:
 
 void softrma_mr_put(struct softrma_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->refcnt))
-		complete(&mr->released);
+	softrma_users_put(&mr->users);
 }
 
 /* Unpublishes the key, waits for operations in flight, then unpins. */
@@ -116,8 +114,7 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softrma_mr *mr = to_smr(ibmr);
 
 	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
-	softrma_mr_put(mr);
-	wait_for_completion(&mr->released);
+	softrma_users_drain(&mr->users);
 	softrma_mr_free(mr);
 	return 0;
 }
@@ -135,7 +132,7 @@ struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 
 	xa_lock(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refcnt)))
+	if (mr && (mr->ibmr.lkey != key || !softrma_users_get(&mr->users)))
 		mr = NULL;
 	xa_unlock(&sdev->mr_xa);
 	if (!mr)

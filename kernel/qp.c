@@ -62,7 +62,7 @@ struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn)
 
 	xa_lock(&sdev->qp_xa);
 	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refcnt))
+	if (qp && !softrma_users_get(&qp->users))
 		qp = NULL;
 	xa_unlock(&sdev->qp_xa);
 	return qp;
@@ -70,8 +70,7 @@ struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn)
 
 void softrma_qp_put(struct softrma_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->refcnt))
-		complete(&qp->released);
+	softrma_users_put(&qp->users);
 }
 
 static int softrma_qp_check_cap(const struct ib_qp_cap *cap)
@@ -154,8 +153,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->state_lock);
 	INIT_DELAYED_WORK(&qp->rnr_work, softrma_req_rnr_work);
 	INIT_WORK(&qp->flush_work, softrma_qp_flush_work);
-	refcount_set(&qp->refcnt, 1);
-	init_completion(&qp->released);
+	softrma_users_init(&qp->users);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 
@@ -354,8 +352,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softrma_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
-	softrma_qp_put(qp);
-	wait_for_completion(&qp->released);
+	softrma_users_drain(&qp->users);
 
 	/* Under sq_lock: a requester either re-armed already or sees dying. */
 	mutex_lock(&qp->sq_lock);

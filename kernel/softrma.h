@@ -30,6 +30,40 @@
 #define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
 #define SOFTRMA_FW_VER		"0.1.0"
 
+/*
+ * Users of an object that lookups can find (MRs by key, QPs by number): its
+ * registration holds one reference and every operation in flight another.
+ * Teardown unpublishes the object first, then drains its users.
+ */
+struct softrma_users {
+	refcount_t count;
+	struct completion idle;		/* count reached zero */
+};
+
+static inline void softrma_users_init(struct softrma_users *users)
+{
+	refcount_set(&users->count, 1);
+	init_completion(&users->idle);
+}
+
+static inline bool softrma_users_get(struct softrma_users *users)
+{
+	return refcount_inc_not_zero(&users->count);
+}
+
+static inline void softrma_users_put(struct softrma_users *users)
+{
+	if (refcount_dec_and_test(&users->count))
+		complete(&users->idle);
+}
+
+/* Drops the registration's reference and waits for the last user. */
+static inline void softrma_users_drain(struct softrma_users *users)
+{
+	softrma_users_put(users);
+	wait_for_completion(&users->idle);
+}
+
 struct softrma_dev {
 	struct ib_device ib_dev;	/* first: allocated by ib_alloc_device() */
 	struct net_device *netdev;	/* held until dealloc_driver */
@@ -60,8 +94,7 @@ struct softrma_mr {
 	u64 iova;
 	u64 length;
 	int access;
-	refcount_t refcnt;		/* registration + operations in flight */
-	struct completion released;	/* refcnt reached zero */
+	struct softrma_users users;	/* registration + operations in flight */
 };
 
 /* A scatter/gather list resolved to MRs (held) or to kernel memory. */
@@ -115,8 +148,7 @@ struct softrma_qp {
 	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
 	struct delayed_work rnr_work;
 	struct work_struct flush_work;	/* flush both queues after an error */
-	refcount_t refcnt;		/* QPN lookup + responders at work */
-	struct completion released;
+	struct softrma_users users;	/* QPN lookup + responders at work */
 };
 
 /* What a requester asks of a responder: what one packet would carry. */
