@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Completion queues: a ring the provider polls without a system call.  The
+ * Completion queues: a ring the provider polls without a system call, or
+ * for kernel consumers a ring of struct ib_wc that poll_cq copies out.  The
  * kernel is the only producer; a consumer index it cannot believe counts as
  * a full ring, which overflows the CQ.
  */
@@ -17,28 +18,33 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct softrma_cq *cq = to_scq(ibcq);
 	struct softrma_create_cq_resp resp = {};
 	struct softrma_ucontext *uctx;
+	u32 num;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;	/* kernel CQs come with kernel QPs */
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > SOFTRMA_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	spin_lock_init(&cq->lock);
+	num = roundup_pow_of_two(attr->cqe);
+	if (!udata) {
+		err = softrma_queue_init(&cq->queue, NULL, num,
+					 sizeof(struct ib_wc), NULL);
+		ibcq->cqe = num;
+		return err;
+	}
+
 	if (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
 	    udata->outlen < sizeof(resp))
 		return -EINVAL;
-
 	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
-	spin_lock_init(&cq->lock);
-	err = softrma_queue_init(&cq->queue, &uctx->ibuc,
-				 roundup_pow_of_two(attr->cqe),
+	err = softrma_queue_init(&cq->queue, &uctx->ibuc, num,
 				 sizeof(struct softrma_cqe), &resp.mmap_key);
 	if (err)
 		return err;
-	ibcq->cqe = cq->queue.num;
-	resp.num_entries = cq->queue.num;
+	ibcq->cqe = num;
+	resp.num_entries = num;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		softrma_queue_destroy(&cq->queue);
@@ -79,12 +85,70 @@ static void softrma_cq_overflow_event(struct softrma_cq *cq)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
 
+static bool softrma_cq_is_kernel(struct softrma_cq *cq)
+{
+	return !cq->queue.mmap;
+}
+
+/* Kernel consumers: the ring holds ib_wc, and the kernel owns both indices. */
+int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct softrma_cq *cq = to_scq(ibcq);
+	struct softrma_queue *q = &cq->queue;
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = 0; n < num && q->hdr->consumer != q->index; n++) {
+		memcpy(&wc[n], softrma_queue_entry(q, q->hdr->consumer),
+		       sizeof(*wc));
+		q->hdr->consumer++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+static void softrma_cqe_to_wc(struct ib_wc *wc, const struct softrma_cqe *cqe,
+			      struct softrma_qp *qp)
+{
+	*wc = (struct ib_wc) {
+		.wr_id = cqe->wr_id,
+		.status = cqe->status,
+		.opcode = cqe->opcode,
+		.vendor_err = cqe->vendor_err,
+		.byte_len = cqe->byte_len,
+		.qp = &qp->ibqp,
+		.ex.imm_data = (__force __be32)cqe->imm_data,
+		.src_qp = cqe->src_qp,
+		/* IB_WC_GRH and IB_WC_WITH_IMM have their ibv_wc values. */
+		.wc_flags = cqe->wc_flags,
+		.pkey_index = cqe->pkey_index,
+		.port_num = SOFTRMA_PORT,
+	};
+	if (cqe->wc_flags & IB_WC_GRH) {
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = cqe->network_hdr_type;
+	}
+}
+
+static void softrma_cq_write(struct softrma_cq *cq, struct softrma_qp *qp,
+			     const struct softrma_cqe *cqe)
+{
+	void *entry = softrma_queue_entry(&cq->queue, cq->queue.index);
+
+	if (softrma_cq_is_kernel(cq))
+		softrma_cqe_to_wc(entry, cqe, qp);
+	else
+		memcpy(entry, cqe, sizeof(*cqe));
+	softrma_queue_produce(&cq->queue);
+}
+
 /*
- * Adds @cqe to @cq and raises the completion event it is armed for.
+ * Adds @cqe of @qp to @cq and raises the completion event it is armed for.
  * Returns false when the CQ has overflowed: the caller's QP must fail.
  */
-bool softrma_cq_post(struct softrma_cq *cq, const struct softrma_cqe *cqe,
-		     bool solicited)
+bool softrma_cq_post(struct softrma_cq *cq, struct softrma_qp *qp,
+		     const struct softrma_cqe *cqe, bool solicited)
 {
 	bool notify = false, first_overflow = false, ok;
 	unsigned long irqflags;
@@ -94,9 +158,7 @@ bool softrma_cq_post(struct softrma_cq *cq, const struct softrma_cqe *cqe,
 		first_overflow = !cq->overflowed;
 		cq->overflowed = true;
 	} else {
-		memcpy(softrma_queue_entry(&cq->queue, cq->queue.index), cqe,
-		       sizeof(*cqe));
-		softrma_queue_produce(&cq->queue);
+		softrma_cq_write(cq, qp, cqe);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED && solicited)) {
 			cq->notify = 0;

@@ -22,6 +22,12 @@ static enum ib_mtu softrma_netdev_ib_mtu(struct net_device *ndev)
 	return iboe_get_mtu(READ_ONCE(ndev->mtu));
 }
 
+/* Bytes of payload in one packet at the port's active MTU. */
+u32 softrma_port_mtu(struct softrma_dev *sdev)
+{
+	return ib_mtu_enum_to_int(softrma_netdev_ib_mtu(sdev->netdev));
+}
+
 enum ib_port_state softrma_port_state(struct net_device *ndev)
 {
 	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
@@ -171,6 +177,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mr_xa);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->ah_xa);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -197,25 +205,30 @@ static const struct ib_device_ops softrma_dev_ops = {
 
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
+	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
 	.create_qp = softrma_create_qp,
 	.create_srq = softrma_create_srq,
+	.create_user_ah = softrma_create_ah,
 	.dealloc_driver = softrma_dealloc_driver,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
 	.dereg_mr = softrma_dereg_mr,
+	.destroy_ah = softrma_destroy_ah,
 	.destroy_cq = softrma_destroy_cq,
 	.destroy_qp = softrma_destroy_qp,
 	.destroy_srq = softrma_destroy_srq,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.get_dev_fw_str = softrma_get_fw_str,
+	.get_dma_mr = softrma_get_dma_mr,
 	.get_link_layer = softrma_get_link_layer,
 	.get_port_immutable = softrma_get_port_immutable,
 	.mmap = softrma_mmap,
 	.mmap_free = softrma_mmap_free,
 	.modify_qp = softrma_modify_qp,
 	.modify_srq = softrma_modify_srq,
+	.poll_cq = softrma_poll_cq,
 	.post_recv = softrma_post_recv,
 	.post_send = softrma_post_send,
 	.query_device = softrma_query_device,
@@ -226,6 +239,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.reg_user_mr = softrma_reg_user_mr,
 	.req_notify_cq = softrma_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, softrma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrma_qp, ibqp),
@@ -242,6 +256,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	atomic_set(&sdev->num_pd, 0);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(ndev);

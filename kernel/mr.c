@@ -103,6 +103,58 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * The MR behind a PD's local_dma_lkey: kernel consumers' SGEs carry kernel
+ * virtual addresses (softrma has no DMA device: ib_uses_virt_dma()).
+ */
+struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct softrma_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->length = U64_MAX;
+	mr->access = access;
+	softrma_users_init(&mr->users);
+	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static bool softrma_mr_is_dma(const struct softrma_mr *mr)
+{
+	return !mr->pages;
+}
+
+/*
+ * Maps the byte at @iova of @mr (checked by the caller); *len is how much
+ * lies in the mapping, *page the page to unmap, NULL for kernel memory.
+ */
+static void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+			    struct page **page)
+{
+	u64 pos = iova - mr->iova + mr->page_offset;
+
+	if (softrma_mr_is_dma(mr)) {
+		*page = NULL;
+		return (void *)(uintptr_t)iova;
+	}
+	*page = mr->pages[pos >> PAGE_SHIFT];
+	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(pos));
+	return kmap_local_page(*page) + offset_in_page(pos);
+}
+
+static void softrma_mr_unmap(void *addr, struct page *page)
+{
+	if (page)
+		kunmap_local(addr);
+}
+
 void softrma_mr_put(struct softrma_mr *mr)
 {
 	softrma_users_put(&mr->users);
@@ -216,29 +268,17 @@ struct softrma_cursor {
 };
 
 /* Maps the cursor's position; *len is how much lies in the mapping. */
-static void *softrma_cursor_map(const struct softrma_cursor *c, u32 *len,
+static void *softrma_cursor_map(const struct softrma_cursor *c, u64 *len,
 				struct page **page)
 {
 	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
-	u64 pos;
-	u32 in_page;
 
 	*len = seg->len - c->off;
 	if (!seg->mr) {
 		*page = NULL;
 		return seg->kaddr + c->off;
 	}
-	pos = seg->addr - seg->mr->iova + c->off + seg->mr->page_offset;
-	in_page = offset_in_page(pos);
-	*page = seg->mr->pages[pos >> PAGE_SHIFT];
-	*len = min_t(u32, *len, PAGE_SIZE - in_page);
-	return kmap_local_page(*page) + in_page;
-}
-
-static void softrma_cursor_unmap(void *addr, struct page *page)
-{
-	if (page)
-		kunmap_local(addr);
+	return softrma_mr_map(seg->mr, seg->addr + c->off, len, page);
 }
 
 static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
@@ -250,30 +290,41 @@ static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
 	}
 }
 
+static void softrma_cursor_seek(struct softrma_cursor *c, u64 off)
+{
+	u32 n;
+
+	for (; off; off -= n) {
+		n = min_t(u64, c->sgl->seg[c->seg].len - c->off, off);
+		softrma_cursor_advance(c, n);
+	}
+}
+
 /*
  * The one place softrma moves payload: @len bytes from the start of @src to
- * the start of @dst, page by page, once.  Both lists hold at least @len.
- * May sleep.
+ * @dst_off bytes into @dst, page by page, once.  @dst holds at least
+ * @dst_off + @len bytes, @src at least @len.  May sleep.
  */
-void softrma_sgl_copy(struct softrma_sgl *dst, const struct softrma_sgl *src,
-		      u64 len)
+void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
+			 const struct softrma_sgl *src, u64 len)
 {
 	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
 	struct page *dpage, *spage;
 	void *daddr, *saddr;
-	u32 dlen, slen, n;
+	u64 dlen, slen, n;
 
+	softrma_cursor_seek(&d, dst_off);
 	while (len) {
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);
-		n = min_t(u64, min(dlen, slen), len);
+		n = min3(dlen, slen, len);
 		if (spage)
 			softrma_cache_before_device_read(spage);
 		memcpy(daddr, saddr, n);
 		if (dpage)
 			softrma_cache_after_device_write(dpage);
-		softrma_cursor_unmap(saddr, spage);
-		softrma_cursor_unmap(daddr, dpage);
+		softrma_mr_unmap(saddr, spage);
+		softrma_mr_unmap(daddr, dpage);
 		softrma_cursor_advance(&d, n);
 		softrma_cursor_advance(&s, n);
 		len -= n;
@@ -292,12 +343,12 @@ static DEFINE_SPINLOCK(softrma_atomic_lock);
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap)
 {
-	u64 pos = iova - mr->iova + mr->page_offset;
-	struct page *page = mr->pages[pos >> PAGE_SHIFT];
-	u64 *p, orig;
+	u64 len = sizeof(u64), *p, orig;
+	struct page *page;
 
-	p = kmap_local_page(page) + offset_in_page(pos);
-	softrma_cache_before_device_read(page);
+	p = softrma_mr_map(mr, iova, &len, &page);
+	if (page)
+		softrma_cache_before_device_read(page);
 	spin_lock_bh(&softrma_atomic_lock);
 	orig = READ_ONCE(*p);
 	if (!cmp_swap)
@@ -305,7 +356,8 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 	else if (orig == compare_add)
 		WRITE_ONCE(*p, swap);
 	spin_unlock_bh(&softrma_atomic_lock);
-	softrma_cache_after_device_write(page);
-	kunmap_local(p);
+	if (page)
+		softrma_cache_after_device_write(page);
+	softrma_mr_unmap(p, page);
 	return orig;
 }

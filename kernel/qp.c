@@ -33,9 +33,10 @@ static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
-static void softrma_qp_flush_work(struct work_struct *work)
+/* Runs the send queue (kernel QPs, flushes) and flushes receives in error. */
+static void softrma_qp_work(struct work_struct *work)
 {
-	struct softrma_qp *qp = container_of(work, struct softrma_qp, flush_work);
+	struct softrma_qp *qp = container_of(work, struct softrma_qp, work);
 
 	softrma_req_run(qp);
 	softrma_resp_flush(qp);
@@ -52,7 +53,7 @@ void softrma_qp_set_error(struct softrma_qp *qp)
 	qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!was_error && !READ_ONCE(qp->dying))
-		queue_work(system_unbound_wq, &qp->flush_work);
+		queue_work(system_unbound_wq, &qp->work);
 }
 
 /* Takes a reference on the usable QP numbered @qpn of @sdev. */
@@ -91,6 +92,7 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 {
 	struct softrma_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
+	struct ib_ucontext *ibuc = uctx ? &uctx->ibuc : NULL;
 	struct ib_qp_cap *cap = &init->cap;
 	u32 sq_stride, rq_stride;
 	int err;
@@ -109,12 +111,12 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 	if (!qp->sqe || !qp->rqe)
 		return -ENOMEM;
 
-	err = softrma_queue_init(&qp->sq, &uctx->ibuc,
+	err = softrma_queue_init(&qp->sq, ibuc,
 				 roundup_pow_of_two(cap->max_send_wr), sq_stride,
 				 &resp->sq_mmap_key);
 	if (err)
 		return err;
-	err = softrma_queue_init(&qp->rq, &uctx->ibuc,
+	err = softrma_queue_init(&qp->rq, ibuc,
 				 roundup_pow_of_two(max(cap->max_recv_wr, 1U)),
 				 rq_stride, &resp->rq_mmap_key);
 	if (err) {
@@ -131,6 +133,35 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 	return 0;
 }
 
+static int softrma_qp_check_type(enum ib_qp_type type, struct ib_udata *udata)
+{
+	switch (type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		return 0;
+	case IB_QPT_GSI:
+		return udata ? -EINVAL : 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Reserves the QPN: 1 for the GSI QP, the next free one otherwise. */
+static int softrma_qp_reserve_qpn(struct softrma_dev *sdev,
+				  enum ib_qp_type type, u32 *qpn)
+{
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		*qpn = 1;
+		return xa_insert(&sdev->qp_xa, *qpn, NULL, GFP_KERNEL);
+	}
+	err = xa_alloc_cyclic(&sdev->qp_xa, qpn, NULL,
+			      XA_LIMIT(SOFTRMA_FIRST_QPN, SOFTRMA_QPN_MAX),
+			      &sdev->qp_next, GFP_KERNEL);
+	return err < 0 ? err : 0;
+}
+
 int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -140,37 +171,42 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	/* RC from user space only, so far: the rest is not advertised. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->create_flags)
+	err = softrma_qp_check_type(init->qp_type, udata);
+	if (err)
+		return err;
+	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (softrma_qp_check_cap(&init->cap) ||
-	    !ib_is_udata_cleared(udata, 0, udata->inlen) ||
-	    udata->outlen < sizeof(resp))
+	if (softrma_qp_check_cap(&init->cap))
+		return -EINVAL;
+	if (udata && (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
+		      udata->outlen < sizeof(resp)))
 		return -EINVAL;
 
 	mutex_init(&qp->sq_lock);
 	mutex_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->post_lock);
 	INIT_DELAYED_WORK(&qp->rnr_work, softrma_req_rnr_work);
-	INIT_WORK(&qp->flush_work, softrma_qp_flush_work);
+	INIT_WORK(&qp->work, softrma_qp_work);
 	softrma_users_init(&qp->users);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->kernel = !udata;
 
 	err = softrma_qp_init_queues(qp, init, udata, &resp);
 	if (err)
 		goto err_free;
 	qp->cap = init->cap;
 
-	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(SOFTRMA_FIRST_QPN, SOFTRMA_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
-	if (err < 0)
+	err = softrma_qp_reserve_qpn(sdev, init->qp_type, &qpn);
+	if (err)
 		goto err_queues;
 	ibqp->qp_num = qpn;
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_qpn;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
 	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
@@ -278,6 +314,8 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
 		a->port_num = attr->port_num;
 	if (mask & IB_QP_PKEY_INDEX)
 		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
 }
 
 int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -358,7 +396,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_lock(&qp->sq_lock);
 	WRITE_ONCE(qp->dying, true);
 	mutex_unlock(&qp->sq_lock);
-	cancel_work_sync(&qp->flush_work);
+	cancel_work_sync(&qp->work);
 	cancel_delayed_work_sync(&qp->rnr_work);
 
 	softrma_queue_destroy(&qp->rq);

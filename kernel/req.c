@@ -33,12 +33,59 @@ static bool softrma_is_atomic(u32 wr_opcode)
 	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* RC: the destination is the QP's path and its peer. */
+static void softrma_req_set_connected_dest(struct softrma_qp *qp,
+					   struct softrma_req *req)
+{
+	req->dgid = &rdma_ah_read_grh(&qp->attr.ah_attr)->dgid;
+	req->dest_qpn = qp->attr.dest_qp_num;
+}
+
+/* UD: the destination is the entry's AH, QPN and Q_Key. */
+static enum ib_wc_status softrma_req_set_datagram_dest(struct softrma_qp *qp,
+							struct softrma_req *req)
+{
+	const struct softrma_sqe *sqe = qp->sqe;
+	u32 qkey = sqe->wr.ud.remote_qkey;
+
+	if (softrma_ah_read(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			    sqe->wr.ud.ah, &qp->req_av))
+		return IB_WC_LOC_QP_OP_ERR;
+	req->av = &qp->req_av;
+	req->dgid = &qp->req_av.dgid;
+	req->dest_qpn = sqe->wr.ud.remote_qpn & 0xffffff;
+	/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
+	req->qkey = qkey & 0x80000000 ? qp->attr.qkey : qkey;
+	return IB_WC_SUCCESS;
+}
+
+static enum ib_wc_status softrma_req_set_dest(struct softrma_qp *qp,
+					      struct softrma_req *req)
+{
+	if (softrma_qp_is_ud(qp)) {
+		if (req->opcode != IB_WR_SEND &&
+		    req->opcode != IB_WR_SEND_WITH_IMM)
+			return IB_WC_LOC_QP_OP_ERR;
+		return softrma_req_set_datagram_dest(qp, req);
+	}
+	softrma_req_set_connected_dest(qp, req);
+	return IB_WC_SUCCESS;
+}
+
+/* A UD message fits one packet of the port's MTU. */
+static u64 softrma_req_max_length(struct softrma_qp *qp)
+{
+	return softrma_qp_is_ud(qp) ?
+		softrma_port_mtu(to_sdev(qp->ibqp.device)) : SOFTRMA_MAX_MSG_SZ;
+}
+
 /* Fills @req from the kernel copy of the SQ entry and resolves its memory. */
 static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 					     struct softrma_req *req)
 {
 	const struct softrma_sqe *sqe = qp->sqe;
 	struct softrma_sgl *sgl = &qp->req_sgl;
+	enum ib_wc_status status;
 	int local_access = 0, err;
 
 	*req = (struct softrma_req) {
@@ -48,6 +95,9 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
+	status = softrma_req_set_dest(qp, req);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	switch (sqe->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -88,7 +138,8 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 						IB_WC_LOC_PROT_ERR;
 	}
 	req->length = sgl->length;
-	if (softrma_is_atomic(req->opcode) && req->length != sizeof(u64)) {
+	if ((softrma_is_atomic(req->opcode) && req->length != sizeof(u64)) ||
+	    req->length > softrma_req_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;
 	}
@@ -96,14 +147,12 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 }
 
 /* Hands @req to the QP it is addressed to on this host and waits for the answer. */
-static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
-						     struct softrma_req *req)
+static enum softrma_resp_result softrma_req_transmit(struct softrma_req *req)
 {
-	const struct ib_global_route *grh = rdma_ah_read_grh(&qp->attr.ah_attr);
 	enum softrma_resp_result res;
 	struct softrma_qp *peer;
 
-	peer = softrma_find_qp(&grh->dgid, qp->attr.dest_qp_num);
+	peer = softrma_find_qp(req->dgid, req->dest_qpn);
 	if (!peer)
 		return SOFTRMA_RESP_DROPPED;
 	res = softrma_resp_execute(peer, req);
@@ -144,8 +193,11 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	if (status != IB_WC_SUCCESS)
 		return status;
 	*length = req.length;
-	res = softrma_req_transmit(qp, &req);
+	res = softrma_req_transmit(&req);
 	softrma_sgl_release(&qp->req_sgl);
+	/* Datagrams are unacknowledged: sent is done. */
+	if (softrma_qp_is_ud(qp))
+		return IB_WC_SUCCESS;
 
 	switch (res) {
 	case SOFTRMA_RESP_ACK:
@@ -181,7 +233,7 @@ static bool softrma_req_complete(struct softrma_qp *qp,
 			.qp_num = qp->ibqp.qp_num,
 		};
 
-		ok = softrma_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false);
+		ok = softrma_cq_post(to_scq(qp->ibqp.send_cq), qp, &cqe, false);
 	}
 	softrma_queue_consume(&qp->sq);
 	qp->rnr_retrying = false;
@@ -239,27 +291,4 @@ void softrma_req_rnr_work(struct work_struct *work)
 	qp->rnr_wait = false;
 	mutex_unlock(&qp->sq_lock);
 	softrma_req_run(qp);
-}
-
-/*
- * The doorbell: user QPs post into their rings and then ring with an empty
- * work request list.  Kernel QPs do not exist yet.
- */
-int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr)
-{
-	if (wr) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	softrma_req_run(to_sqp(ibqp));
-	return 0;
-}
-
-/* User QPs post receives into their rings; the responder takes them. */
-int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
 }

@@ -6,6 +6,7 @@
  * the target memory, and alignment for atomics.
  */
 
+#include "proto/net_hdr.h"
 #include "softrma.h"
 
 static int softrma_resp_required_access(u32 opcode)
@@ -72,6 +73,12 @@ static int softrma_resp_fetch_rqe(struct softrma_qp *qp)
 	return 0;
 }
 
+static enum rdma_network_type softrma_av_network_type(const struct softrma_av *av)
+{
+	return softrma_net_hdr_is_ipv4(av->sgid.raw, av->dgid.raw) ?
+		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+}
+
 /* Completes the fetched receive WQE; false when the receive CQ overflowed. */
 static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 				      const struct softrma_req *req,
@@ -89,17 +96,21 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 
 	if (req) {
 		cqe.src_qp = req->src_qpn;
+		if (req->av) {
+			cqe.wc_flags |= IB_WC_GRH;
+			cqe.network_hdr_type = softrma_av_network_type(req->av);
+		}
 		if (req->opcode == IB_WR_SEND_WITH_IMM ||
 		    req->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
 			cqe.imm_data = req->imm_data;
-			cqe.wc_flags = IB_WC_WITH_IMM;
+			cqe.wc_flags |= IB_WC_WITH_IMM;
 		}
 		solicited |= !!(req->send_flags & IB_SEND_SOLICITED);
 	}
 	softrma_queue_consume(softrma_resp_recv_queue(qp));
 	if (qp->ibqp.srq)
 		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
-	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, solicited);
+	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
 }
 
 static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
@@ -112,12 +123,39 @@ static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
 	return SOFTRMA_RESP_RNR_NAK;
 }
 
+/*
+ * A UD receive gets the packet's network header in front of the payload.
+ * Returns its length, 0 for connected QPs.
+ */
+static u32 softrma_resp_net_hdr(const struct softrma_req *req,
+				u8 hdr[SOFTRMA_NET_HDR_LEN])
+{
+	const struct softrma_av *av = req->av;
+	struct softrma_net_hdr_info info;
+
+	if (!av)
+		return 0;
+	info = (struct softrma_net_hdr_info) {
+		.traffic_class = av->traffic_class,
+		.hop_limit = av->hop_limit,
+		.flow_label = av->flow_label,
+		.msg_len = req->length,
+		.has_imm = req->opcode == IB_WR_SEND_WITH_IMM,
+	};
+	memcpy(info.sgid, av->sgid.raw, sizeof(info.sgid));
+	memcpy(info.dgid, av->dgid.raw, sizeof(info.dgid));
+	softrma_net_hdr_build(hdr, &info);
+	return SOFTRMA_NET_HDR_LEN;
+}
+
 static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 						     struct softrma_req *req)
 {
-	struct softrma_sgl *sgl = &qp->resp_sgl;
+	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
 	const struct softrma_rqe *rqe = qp->rqe;
+	u8 hdr[SOFTRMA_NET_HDR_LEN];
 	enum ib_wc_status status;
+	u32 hdr_len;
 	int err;
 
 	err = softrma_resp_fetch_rqe(qp);
@@ -135,15 +173,18 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 		softrma_resp_complete_rqe(qp, req, status, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_OP;
 	}
-	if (req->length > sgl->length) {
+	hdr_len = softrma_resp_net_hdr(req, hdr);
+	if (hdr_len + req->length > sgl->length) {
 		softrma_sgl_release(sgl);
 		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
-	softrma_sgl_copy(sgl, req->local, req->length);
+	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
+	softrma_sgl_copy(sgl, &hdr_sgl, hdr_len);
+	softrma_sgl_copy_at(sgl, hdr_len, req->local, req->length);
 	softrma_sgl_release(sgl);
 	return softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS, IB_WC_RECV,
-					 req->length) ?
+					 hdr_len + req->length) ?
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
 }
 
@@ -240,10 +281,30 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 	return SOFTRMA_RESP_ACK;
 }
 
+/*
+ * UD: a SEND with the QP's Q_Key lands in the next receive.  Whatever goes
+ * wrong, the datagram is dropped, nobody is told and the QP carries on.
+ */
+static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
+						      struct softrma_req *req)
+{
+	if ((req->opcode != IB_WR_SEND && req->opcode != IB_WR_SEND_WITH_IMM) ||
+	    !req->av || req->qkey != qp->attr.qkey)
+		return SOFTRMA_RESP_DROPPED;
+	return softrma_resp_send(qp, req) == SOFTRMA_RESP_ACK ?
+		SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
+}
+
 static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
 	int need = softrma_resp_required_access(req->opcode);
+
+	if (softrma_qp_is_ud(qp))
+		return softrma_resp_datagram(qp, req);
+	/* A datagram never reaches a connected QP. */
+	if (req->av)
+		return SOFTRMA_RESP_DROPPED;
 
 	if ((qp->attr.qp_access_flags & need) != need)
 		return SOFTRMA_RESP_NAK_INV_REQ;

@@ -75,6 +75,8 @@ struct softrma_dev {
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
 	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
 	u32 qp_next;
+	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
+	u32 ah_next;
 };
 
 struct softrma_ucontext {
@@ -85,6 +87,22 @@ struct softrma_pd {
 	struct ib_pd ibpd;
 };
 
+/* Where a UD request comes from and goes to: what its GRH would carry. */
+struct softrma_av {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 traffic_class;
+	u8 hop_limit;
+};
+
+struct softrma_ah {
+	struct ib_ah ibah;
+	struct softrma_av av;
+	u32 num;			/* in ah_xa; named by UD send entries */
+};
+
+/* A user MR, or a DMA MR (no pages) over kernel virtual addresses. */
 struct softrma_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -111,6 +129,10 @@ struct softrma_sgl {
 	struct softrma_seg seg[SOFTRMA_MAX_SGE];
 };
 
+/*
+ * A user CQ's ring holds struct softrma_cqe; a kernel CQ's holds struct
+ * ib_wc, ready for poll_cq.
+ */
 struct softrma_cq {
 	struct ib_cq ibcq;
 	struct softrma_queue queue;
@@ -135,19 +157,22 @@ struct softrma_qp {
 	struct softrma_rqe *rqe;	/* kernel copy of the RQ/SRQ entry at work */
 	struct mutex sq_lock;		/* the requester: sq, sqe, rnr_* */
 	struct mutex rq_lock;		/* the responder: rq, rqe */
+	spinlock_t post_lock;		/* kernel QPs: producers of sq and rq */
 	spinlock_t state_lock;		/* state; innermost */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;		/* as last modified */
 	struct ib_qp_cap cap;
 	bool sig_all;
+	bool kernel;			/* created by a kernel ULP: post.c posts */
 	bool dying;			/* destroy started: re-arm nothing */
 	struct softrma_sgl req_sgl;	/* the SQ head's memory; sq_lock */
 	struct softrma_sgl resp_sgl;	/* the responder's memory; rq_lock */
+	struct softrma_av req_av;	/* UD: the SQ head's destination */
 	u8 rnr_left;			/* RNR retries left for the SQ head */
 	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
 	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
 	struct delayed_work rnr_work;
-	struct work_struct flush_work;	/* flush both queues after an error */
+	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	struct softrma_users users;	/* QPN lookup + responders at work */
 };
 
@@ -157,6 +182,10 @@ struct softrma_req {
 	u32 send_flags;
 	u32 imm_data;			/* network order */
 	u32 src_qpn;
+	u32 dest_qpn;
+	const union ib_gid *dgid;	/* of the destination port */
+	const struct softrma_av *av;	/* UD only: the GRH's contents */
+	u32 qkey;			/* UD only */
 	u64 remote_addr;
 	u32 rkey;
 	u64 compare_add;
@@ -190,6 +219,21 @@ static inline struct softrma_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct softrma_qp, ibqp);
 }
 
+static inline struct softrma_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct softrma_ah, ibah);
+}
+
+static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+static inline bool softrma_qp_is_kernel(struct softrma_qp *qp)
+{
+	return qp->kernel;
+}
+
 static inline struct softrma_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softrma_mr, ibmr);
@@ -207,13 +251,22 @@ struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn);
 /* device.c */
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);
 enum ib_port_state softrma_port_state(struct net_device *ndev);
+u32 softrma_port_mtu(struct softrma_dev *sdev);
 void softrma_port_event(struct softrma_dev *sdev);
 
 /* pd.c */
 int softrma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softrma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
+/* ah.c */
+int softrma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
+int softrma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int softrma_ah_read(struct softrma_dev *sdev, struct ib_pd *pd, u32 num,
+		    struct softrma_av *av);
+
 /* mr.c */
+struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
@@ -227,8 +280,15 @@ void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
 void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len);
 void softrma_sgl_release(struct softrma_sgl *sgl);
-void softrma_sgl_copy(struct softrma_sgl *dst, const struct softrma_sgl *src,
-		      u64 len);
+void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
+			 const struct softrma_sgl *src, u64 len);
+
+static inline void softrma_sgl_copy(struct softrma_sgl *dst,
+				    const struct softrma_sgl *src, u64 len)
+{
+	softrma_sgl_copy_at(dst, 0, src, len);
+}
+
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
 
@@ -238,8 +298,9 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct softrma_create_cq_arg *arg);
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softrma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-bool softrma_cq_post(struct softrma_cq *cq, const struct softrma_cqe *cqe,
-		     bool solicited);
+int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+bool softrma_cq_post(struct softrma_cq *cq, struct softrma_qp *qp,
+		     const struct softrma_cqe *cqe, bool solicited);
 
 /* qp.c */
 int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -263,11 +324,13 @@ int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int softrma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void softrma_srq_check_limit(struct softrma_srq *srq);
 
-/* req.c: the requester and completer of the send queue */
+/* post.c: posting work requests */
 int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr);
 int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
+
+/* req.c: the requester and completer of the send queue */
 void softrma_req_run(struct softrma_qp *qp);
 void softrma_req_rnr_work(struct work_struct *work);
 

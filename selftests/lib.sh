@@ -30,6 +30,14 @@ load_softrma() {
 	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" || fail "insmod $SOFTRMA_KO"
 }
 
+# softrma_user_objects DEV: every object of DEV in "rdma resource show"
+# except the MAD layer's own (PD, CQ and the GSI QP of ib_core).
+softrma_user_objects() {
+	for r in ctx pd mr cq srq qp cm_id; do
+		rdma resource show "$r" 2>/dev/null
+	done | grep -E "(dev|link) $1[ /]" | grep -v 'comm \[ib_core\]'
+}
+
 softrma_links() {
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d/hca_type" ] && [ "$(cat "$d/hca_type")" = softrma ] && basename "$d"

@@ -23,6 +23,8 @@ device/netdev_unregister.sh
 device/reg_mr.sh
 device/rc_ops.sh
 device/tools.sh
+device/ud_ops.sh
+device/rdma_cm.sh
 device/kill_peer.sh
 device/unload_busy.sh
 device/install.sh
@@ -33,8 +35,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 teardown() {
 	grep -q '^softrma ' /proc/modules || return 0
 	for dev in $(softrma_links); do
-		used=$(rdma resource show "$dev" 2>/dev/null |
-			grep -oE '(pd|cq|qp|cm_id|mr|ctx|srq) [1-9][0-9]*')
+		used=$(softrma_user_objects "$dev")
 		if [ -n "$used" ]; then
 			echo "# teardown: $dev still has objects: $used"
 			return 1

@@ -148,12 +148,23 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 
 	if (softrma_ring_full(&qp->sq))
 		return ENOMEM;
+	/* Datagrams are SENDs: RDMA and atomics need a connection. */
+	if (qp->ibqp.qp_type == IBV_QPT_UD && wr->opcode != IBV_WR_SEND &&
+	    wr->opcode != IBV_WR_SEND_WITH_IMM)
+		return EINVAL;
 	sqe = softrma_ring_entry(&qp->sq, qp->sq.index);
 	memset(sqe, 0, sizeof(*sqe));
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		inline_src = 1;
+		if (qp->ibqp.qp_type == IBV_QPT_UD) {
+			if (!wr->wr.ud.ah)
+				return EINVAL;
+			sqe->wr.ud.ah = to_sah(wr->wr.ud.ah)->num;
+			sqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+			sqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
 		break;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

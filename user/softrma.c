@@ -59,11 +59,13 @@ static void softrma_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops softrma_ctx_ops = {
 	.alloc_pd = softrma_alloc_pd,
+	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
 	.create_qp = softrma_create_qp,
 	.create_srq = softrma_create_srq,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dereg_mr = softrma_dereg_mr,
+	.destroy_ah = softrma_destroy_ah,
 	.destroy_cq = softrma_destroy_cq,
 	.destroy_qp = softrma_destroy_qp,
 	.destroy_srq = softrma_destroy_srq,

@@ -47,6 +47,16 @@ struct softrma_srq {
 	pthread_spinlock_t lock;
 };
 
+struct softrma_ah {
+	struct ibv_ah ibah;
+	uint32_t num;		/* the kernel's name for it in UD send entries */
+};
+
+static inline struct softrma_ah *to_sah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct softrma_ah, ibah);
+}
+
 static inline struct softrma_srq *to_ssrq(struct ibv_srq *ibsrq)
 {
 	return container_of(ibsrq, struct softrma_srq, ibsrq);
@@ -78,6 +88,10 @@ int softrma_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
 int softrma_dereg_mr(struct verbs_mr *vmr);
+
+/* ah.c */
+struct ibv_ah *softrma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int softrma_destroy_ah(struct ibv_ah *ibah);
 
 /* cq.c */
 struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,

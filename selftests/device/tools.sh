@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Unmodified tools over softrma: ibv_rc_pingpong (polling and events, which
 # validates data) and perftest's RC tests, server and client in one guest.
-# perftest's -R (rdma_cm) needs kernel QPs, which do not exist yet.
+# perftest -R (rdma_cm) runs in rdma_cm.sh.
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma

@@ -60,6 +60,12 @@ struct softrma_sqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__u32 ah;		/* softrma_create_ah_resp.ah_num */
+			__u32 remote_qpn;
+			__u32 remote_qkey;	/* high bit set: the QP's own */
+			__u32 reserved;
+		} ud;
 	} wr;
 	struct softrma_sge sge[];
 };
@@ -72,7 +78,10 @@ struct softrma_rqe {
 	struct softrma_sge sge[];
 };
 
-/* CQ entry; values as in struct ibv_wc. */
+/*
+ * CQ entry; values as in struct ibv_wc.  A UD receive carries IBV_WC_GRH,
+ * and its first 40 bytes hold the network header of network_hdr_type.
+ */
 struct softrma_cqe {
 	__aligned_u64 wr_id;
 	__u32 status;
@@ -88,7 +97,7 @@ struct softrma_cqe {
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u8 port_num;
-	__u8 reserved;
+	__u8 network_hdr_type;	/* enum rdma_network_type, with IBV_WC_GRH */
 };
 
 /* Follows struct ib_uverbs_create_cq_resp. */
@@ -113,6 +122,12 @@ struct softrma_create_srq_resp {
 	__aligned_u64 mmap_key;
 	__u32 num_entries;		/* a power of two */
 	__u32 stride;			/* bytes per entry (struct softrma_rqe) */
+};
+
+/* Follows struct ib_uverbs_create_ah_resp. */
+struct softrma_create_ah_resp {
+	__u32 ah_num;			/* names the AH in UD send entries */
+	__u32 reserved;
 };
 
 #endif /* SOFTRMA_ABI_USER_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Posting work requests.  User QPs write their rings themselves and ring the
+ * send doorbell with an empty list.  Kernel QPs have the same rings in
+ * kernel memory: posting writes an entry as the provider would, and the
+ * requester runs from a work item, because kernel consumers post from
+ * atomic context.
+ */
+
+#include "softrma.h"
+
+static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
+				const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (softrma_qp_is_ud(qp)) {
+			sqe->wr.ud.ah = to_sah(ud_wr(wr)->ah)->num;
+			sqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+			sqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		}
+		return 0;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		sqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		sqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		return softrma_qp_is_ud(qp) ? -EINVAL : 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		sqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		sqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		sqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		sqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		return softrma_qp_is_ud(qp) ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Inline data is copied now: the caller may reuse its buffers at once. */
+static int softrma_sqe_set_inline(struct softrma_qp *qp,
+				  struct softrma_sqe *sqe,
+				  const struct ib_send_wr *wr)
+{
+	u8 *p = (u8 *)sqe->sge;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length >
+		    qp->cap.max_inline_data - sqe->inline_len)
+			return -EINVAL;
+		memcpy(p + sqe->inline_len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		sqe->inline_len += wr->sg_list[i].length;
+	}
+	return 0;
+}
+
+static void softrma_sge_copy(struct softrma_sge *dst, const struct ib_sge *src,
+			     int num)
+{
+	for (int i = 0; i < num; i++)
+		dst[i] = (struct softrma_sge) {
+			.addr = src[i].addr,
+			.length = src[i].length,
+			.lkey = src[i].lkey,
+		};
+}
+
+static int softrma_sqe_build(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			     const struct ib_send_wr *wr)
+{
+	int err;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->wr_id = wr->wr_id;
+	sqe->opcode = wr->opcode;
+	sqe->send_flags = wr->send_flags;
+	sqe->imm_data = (__force u32)wr->ex.imm_data;
+	err = softrma_sqe_set_dest(qp, sqe, wr);
+	if (err)
+		return err;
+	if (wr->send_flags & IB_SEND_INLINE)
+		return softrma_sqe_set_inline(qp, sqe, wr);
+	sqe->num_sge = wr->num_sge;
+	softrma_sge_copy(sqe->sge, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+static int softrma_post_kernel_send(struct softrma_qp *qp,
+				    const struct ib_send_wr *wr,
+				    const struct ib_send_wr **bad_wr)
+{
+	struct softrma_queue *q = &qp->sq;
+	enum ib_qp_state state;
+	unsigned long flags;
+	u32 prod;
+	int err = 0;
+
+	state = softrma_qp_state(qp);
+	if (state < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->post_lock, flags);
+	for (prod = q->hdr->producer; wr; wr = wr->next, prod++) {
+		if (prod - READ_ONCE(q->hdr->consumer) >= q->num) {
+			err = -ENOMEM;
+			break;
+		}
+		err = softrma_sqe_build(qp, softrma_queue_entry(q, prod), wr);
+		if (err)
+			break;
+		smp_store_release(&q->hdr->producer, prod + 1);
+	}
+	spin_unlock_irqrestore(&qp->post_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	queue_work(system_unbound_wq, &qp->work);
+	return err;
+}
+
+/*
+ * The doorbell of user QPs (an empty list) runs the send queue in the
+ * caller's context; kernel QPs post here.
+ */
+int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+
+	if (softrma_qp_is_kernel(qp))
+		return softrma_post_kernel_send(qp, wr, bad_wr);
+	if (wr) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	softrma_req_run(qp);
+	return 0;
+}
+
+/*
+ * User QPs post receives into their rings with no system call.  Kernel QPs
+ * post here; in the error state a receive is flushed at once, as
+ * ib_drain_rq() expects.
+ */
+int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+	struct softrma_queue *q = &qp->rq;
+	struct softrma_rqe *rqe;
+	enum ib_qp_state state;
+	unsigned long flags;
+	u32 prod;
+	int err = 0;
+
+	state = softrma_qp_state(qp);
+	if (!softrma_qp_is_kernel(qp) || ibqp->srq || state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->post_lock, flags);
+	for (prod = q->hdr->producer; wr; wr = wr->next, prod++) {
+		if (prod - READ_ONCE(q->hdr->consumer) >= q->num) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge) {
+			err = -EINVAL;
+			break;
+		}
+		rqe = softrma_queue_entry(q, prod);
+		rqe->wr_id = wr->wr_id;
+		rqe->num_sge = wr->num_sge;
+		softrma_sge_copy(rqe->sge, wr->sg_list, wr->num_sge);
+		smp_store_release(&q->hdr->producer, prod + 1);
+	}
+	spin_unlock_irqrestore(&qp->post_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	if (state == IB_QPS_ERR)
+		queue_work(system_unbound_wq, &qp->work);
+	return err;
+}

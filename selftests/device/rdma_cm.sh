@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unmodified rdma_cm programs over softrma, server and client in one guest.
+# Connection setup runs the kernel's CM MADs over softrma's GSI QP (kernel
+# QPs, CQs, AHs and DMA MR), so every pair here also proves the kernel verbs.
+# rping -v and ibv_ud_pingpong check their data; perftest -R covers every
+# RC opcode through rdma_cm.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
+add_dummy d0 10.9.0.1/24
+rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
+wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+expect_eq "GSI QP" "$(rdma resource show qp link softrma0/1 | grep -c 'lqpn 1 type GSI state RTS')" 1
+
+# pair NAME SERVER_CMD CLIENT_CMD: both sides must succeed.
+pair() {
+	name=$1
+	sh -c "$2" > /tmp/server.log 2>&1 &
+	spid=$!
+	sleep 1
+	timeout 120 sh -c "$3" > /tmp/client.log 2>&1 || {
+		kill "$spid" 2>/dev/null
+		fail "$name client: $(tail -n 5 /tmp/client.log) / server: $(tail -n 3 /tmp/server.log)"
+	}
+	timeout 30 sh -c "while kill -0 $spid 2>/dev/null; do sleep 0.1; done" ||
+		{ kill "$spid"; fail "$name server did not end"; }
+	wait "$spid" || fail "$name server: $(tail -n 5 /tmp/server.log)"
+	info "$name: ok"
+}
+
+pair "rping -v" "rping -s -a 10.9.0.1 -v -C 100 -S 4096" \
+	"rping -c -a 10.9.0.1 -v -C 100 -S 4096"
+grep -q 'rdma-ping-99: ' /tmp/client.log || fail "rping: no 100th ping: $(tail -n 2 /tmp/client.log)"
+pair "ucmatose" "ucmatose -c 4" "ucmatose -s 10.9.0.1 -c 4"
+pair "rdma_server/rdma_client" "rdma_server" "rdma_client -s 10.9.0.1"
+pair "udaddy" "udaddy -c 4" "udaddy -s 10.9.0.1 -c 4"
+pair "riostream -T v" "riostream -T v" "riostream -s 10.9.0.1 -T v"
+pair "ibv_ud_pingpong" "ibv_ud_pingpong -d softrma0 -g 1 -n 500" \
+	"ibv_ud_pingpong -d softrma0 -g 1 -n 500 10.9.0.1"
+for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat; do
+	pair "$t -R" "timeout 120 $t -d softrma0 -R -n 200" \
+		"timeout 120 $t -d softrma0 -R -n 200 10.9.0.1"
+done
+pair "ib_send_bw -R -q 4 -b" "timeout 120 ib_send_bw -d softrma0 -R -n 200 -q 4 -b" \
+	"timeout 120 ib_send_bw -d softrma0 -R -n 200 -q 4 -b 10.9.0.1"
