@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kill -9 of one side in the middle of an ib_write_bw run.  The writer whose
+# kill -9 of one side in the middle of an ib_write_bw run, connected by
+# its TCP exchange and by rdma_cm (-R).  The writer whose
 # target QP vanished gets error completions and ends; a server whose client
 # died ends when its socket closes.  (An RC side that only waits for
 # receives never hears of a dead peer, on any RDMA device.)  Once both are
@@ -9,15 +10,19 @@
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
 add_dummy d0 10.9.0.1/24
 rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
 wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
 
+# With rdma_cm the passive side's final exchange waits on an RDMA receive,
+# so there both sides write (-b): each is a writer whose peer can vanish.
+for how in "-x 1" "-R -b"; do
 for victim in server client; do
-	ib_write_bw -d softrma0 -x 1 -D 60 > /tmp/server.log 2>&1 &
+	ib_write_bw -d softrma0 $how -D 60 > /tmp/server.log 2>&1 &
 	spid=$!
 	sleep 1
-	ib_write_bw -d softrma0 -x 1 -D 60 10.9.0.1 > /tmp/client.log 2>&1 &
+	ib_write_bw -d softrma0 $how -D 60 10.9.0.1 > /tmp/client.log 2>&1 &
 	cpid=$!
 	sleep 3
 	if [ $victim = server ]; then kill -9 "$spid"; other=$cpid; else kill -9 "$cpid"; other=$spid; fi
@@ -31,5 +36,12 @@ for victim in server client; do
 		fail "the survivor of kill -9 $victim still runs after 10 s"
 	fi
 	wait "$other" && fail "the survivor of kill -9 $victim reported success"
-	info "kill -9 $victim: the other side failed and ended"
+	# A surviving writer must have seen its sends fail (RETRY_EXC_ERR).
+	[ $victim = server ] && log=/tmp/client.log || log=/tmp/server.log
+	if [ $victim = server ] || [ "$how" != "-x 1" ]; then
+		grep -q 'Failed status 12' "$log" ||
+			fail "the survivor of kill -9 $victim saw no RETRY_EXC_ERR: $(tail -n 3 $log)"
+	fi
+	info "ib_write_bw $how, kill -9 $victim: the other side failed and ended"
+done
 done
