@@ -24,6 +24,7 @@ device/reg_mr.sh
 device/rc_ops.sh
 device/tools.sh
 device/ud_ops.sh
+device/ext_api.sh
 device/rdma_cm.sh
 device/kill_peer.sh
 device/unload_busy.sh

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Completion queues: polled from the shared ring, with no system call. */
+/*
+ * Completion queues: polled from the shared ring, with no system call,
+ * through ibv_poll_cq() or the extended ibv_start_poll() API.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,17 @@ void softrma_ring_unmap(struct softrma_ring *ring)
 	munmap(ring->map, ring->map_len);
 }
 
+static int softrma_cq_map(struct softrma_cq *cq, int cmd_fd,
+			  const struct softrma_create_cq_resp *drv)
+{
+	int ret = softrma_ring_map(&cq->ring, cmd_fd, drv->mmap_key,
+				   drv->num_entries, sizeof(struct softrma_cqe));
+
+	if (!ret)
+		pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return ret;
+}
+
 struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,
 				 struct ibv_comp_channel *channel,
 				 int comp_vector)
@@ -53,14 +67,189 @@ struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,
 				sizeof(cmd), &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = softrma_ring_map(&cq->ring, ctx->cmd_fd, resp.drv.mmap_key,
-			       resp.drv.num_entries, sizeof(struct softrma_cqe));
+	ret = softrma_cq_map(cq, ctx->cmd_fd, &resp.drv);
 	if (ret) {
 		ibv_cmd_destroy_cq(&cq->ibcq);
 		goto err_free;
 	}
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	return &cq->ibcq;
+
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+static struct softrma_cq *cqx_to_scq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct softrma_cq, vcq.cq_ex);
+}
+
+/* Makes the entry at the consumer index current; ENOENT when none. */
+static int softrma_cqx_load(struct softrma_cq *cq)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+
+	cq->cur = NULL;
+	if (cq->ring.index == softrma_ring_load(&cq->ring.hdr->producer))
+		return ENOENT;
+	cq->cur = softrma_ring_entry(&cq->ring, cq->ring.index);
+	cqx->wr_id = cq->cur->wr_id;
+	cqx->status = cq->cur->status;
+	return 0;
+}
+
+static int softrma_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct softrma_cq *cq = cqx_to_scq(cqx);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = softrma_cqx_load(cq);
+	if (ret)
+		pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int softrma_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct softrma_cq *cq = cqx_to_scq(cqx);
+
+	cq->ring.index++;
+	return softrma_cqx_load(cq);
+}
+
+static void softrma_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct softrma_cq *cq = cqx_to_scq(cqx);
+
+	if (cq->cur)
+		cq->ring.index++;
+	cq->cur = NULL;
+	softrma_ring_store(&cq->ring.hdr->consumer, cq->ring.index);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode softrma_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->opcode;
+}
+
+static uint32_t softrma_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->vendor_err;
+}
+
+static uint32_t softrma_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->byte_len;
+}
+
+static __be32 softrma_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->imm_data;
+}
+
+static uint32_t softrma_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->qp_num;
+}
+
+static uint32_t softrma_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->src_qp;
+}
+
+static unsigned int softrma_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->wc_flags;
+}
+
+static uint32_t softrma_read_slid(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->slid;
+}
+
+static uint8_t softrma_read_sl(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->sl;
+}
+
+static uint8_t softrma_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur->dlid_path_bits;
+}
+
+/* The fields a softrma CQE has; timestamps, VLANs and flow tags it has not. */
+#define SOFTRMA_WC_EX_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
+			     IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
+			     IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
+			     IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static void softrma_cqx_init_ops(struct ibv_cq_ex *cqx)
+{
+	cqx->start_poll = softrma_start_poll;
+	cqx->next_poll = softrma_next_poll;
+	cqx->end_poll = softrma_end_poll;
+	cqx->read_opcode = softrma_read_opcode;
+	cqx->read_vendor_err = softrma_read_vendor_err;
+	cqx->read_byte_len = softrma_read_byte_len;
+	cqx->read_imm_data = softrma_read_imm_data;
+	cqx->read_qp_num = softrma_read_qp_num;
+	cqx->read_src_qp = softrma_read_src_qp;
+	cqx->read_wc_flags = softrma_read_wc_flags;
+	cqx->read_slid = softrma_read_slid;
+	cqx->read_sl = softrma_read_sl;
+	cqx->read_dlid_path_bits = softrma_read_dlid_path_bits;
+}
+
+/* A single-threaded hint is welcome; other flags and parent domains not. */
+static int softrma_cqx_check(const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->wc_flags & ~(uint64_t)SOFTRMA_WC_EX_FLAGS ||
+	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
+				       struct ibv_cq_init_attr_ex *attr)
+{
+	struct {
+		struct ib_uverbs_ex_create_cq_resp ibv;
+		struct softrma_create_cq_resp drv;
+	} resp;
+	struct ibv_cq_init_attr_ex core = *attr;
+	struct ibv_create_cq_ex cmd;
+	struct softrma_cq *cq;
+	int ret;
+
+	ret = softrma_cqx_check(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	core.comp_mask = 0;
+	core.flags = 0;
+	ret = ibv_cmd_create_cq_ex(ctx, &core, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv, sizeof(resp), 0);
+	if (ret)
+		goto err_free;
+	ret = softrma_cq_map(cq, ctx->cmd_fd, &resp.drv);
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->ibcq);
+		goto err_free;
+	}
+	softrma_cqx_init_ops(&cq->vcq.cq_ex);
+	return &cq->vcq.cq_ex;
 
 err_free:
 	free(cq);

@@ -258,6 +258,40 @@ struct ibv_create_cq {
 	struct ib_uverbs_create_cq core_payload;
 };
 
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
+/* The wrappers the extended QP and CQ APIs convert to. */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,	/* ibv_qp_to_qp_ex() returns &qp_ex */
+};
+
+struct verbs_xrcd;
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;	/* enum verbs_qp_mask */
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
 struct ibv_create_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_qp core_payload;
@@ -327,12 +361,22 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd, size_t cmd_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
@@ -399,6 +443,12 @@ static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
 static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
 static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
+static_assert(sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex");
+static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");
+static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
+static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "verbs_qp.comp_mask");
+static_assert(PABI_SLOT(create_cq_ex) == 16 * 8, "create_cq_ex slot");
+static_assert(PABI_SLOT(create_qp_ex) == 20 * 8, "create_qp_ex slot");
 #undef PABI_SLOT
 
 #endif /* SOFTRMA_PROVIDER_ABI_H */

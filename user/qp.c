@@ -20,33 +20,61 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 	qp->doorbell.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
 }
 
-struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* What ibv_create_qp_ex() offers beyond the kernel's create_qp. */
+#define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static int softrma_qp_map(struct softrma_qp *qp, int cmd_fd,
+			  const struct softrma_create_qp_resp *drv)
+{
+	int ret;
+
+	ret = softrma_ring_map(&qp->sq, cmd_fd, drv->sq_mmap_key,
+			       drv->sq_entries, drv->sq_stride);
+	if (ret)
+		return ret;
+	ret = softrma_ring_map(&qp->rq, cmd_fd, drv->rq_mmap_key,
+			       drv->rq_entries, drv->rq_stride);
+	if (ret)
+		softrma_ring_unmap(&qp->sq);
+	return ret;
+}
+
+struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr)
 {
 	struct {
 		struct ib_uverbs_create_qp_resp ibv;
 		struct softrma_create_qp_resp drv;
 	} resp;
+	struct ibv_qp_init_attr_ex core = *attr;
 	struct ibv_create_qp cmd;
 	struct softrma_qp *qp;
 	int ret;
 
+	if (attr->comp_mask & ~SOFTRMA_QP_INIT_MASK) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	ret = ibv_cmd_create_qp(pd, &qp->ibqp, attr, &cmd, sizeof(cmd),
-				&resp.ibv, sizeof(resp));
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = softrma_wr_init(qp, attr->qp_type, attr->send_ops_flags);
+		if (ret)
+			goto err_free;
+	}
+	core.comp_mask &= IBV_QP_INIT_ATTR_PD;
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &core, &cmd, sizeof(cmd),
+				   &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = softrma_ring_map(&qp->sq, pd->context->cmd_fd, resp.drv.sq_mmap_key,
-			       resp.drv.sq_entries, resp.drv.sq_stride);
+	attr->cap = core.cap;
+	/* Set after the command, which initialises comp_mask. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv);
 	if (ret)
 		goto err_destroy;
-	ret = softrma_ring_map(&qp->rq, pd->context->cmd_fd, resp.drv.rq_mmap_key,
-			       resp.drv.rq_entries, resp.drv.rq_stride);
-	if (ret) {
-		softrma_ring_unmap(&qp->sq);
-		goto err_destroy;
-	}
 	qp->cap = attr->cap;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
@@ -59,6 +87,22 @@ err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {};
+	struct ibv_qp *qp;
+
+	/* The leading members match (the padding after them does not). */
+	memcpy(&ex, attr, offsetof(struct ibv_qp_init_attr, sq_sig_all) +
+			  sizeof(attr->sq_sig_all));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = softrma_create_qp_ex(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
 }
 
 int softrma_destroy_qp(struct ibv_qp *ibqp)
@@ -109,30 +153,49 @@ int softrma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
-static int softrma_copy_inline(struct softrma_qp *qp, struct softrma_sqe *sqe,
-			       const struct ibv_send_wr *wr)
+/* Posting is allowed from RTS on (and flushes once in error). */
+int softrma_qp_can_send(struct softrma_qp *qp)
 {
-	char *dst = (char *)sqe->sge;
-	uint32_t len = 0;
+	return qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT &&
+	       qp->state != IBV_QPS_RTR;
+}
 
-	for (int i = 0; i < wr->num_sge; i++) {
-		if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
-			return EINVAL;
-		memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
-		len += wr->sg_list[i].length;
-	}
-	sqe->inline_len = len;
-	sqe->num_sge = 0;
+/*
+ * Claims the next SQ entry, unpublished until softrma_sq_publish(); NULL
+ * when the ring is full.  The caller holds sq_lock.
+ */
+struct softrma_sqe *softrma_sqe_claim(struct softrma_qp *qp, uint64_t wr_id,
+				      uint32_t opcode, uint32_t flags)
+{
+	struct softrma_sqe *sqe;
+
+	if (softrma_ring_full(&qp->sq))
+		return NULL;
+	sqe = softrma_ring_entry(&qp->sq, qp->sq.index++);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->wr_id = wr_id;
+	sqe->opcode = opcode;
+	sqe->send_flags = flags & ~IBV_SEND_INLINE;
+	return sqe;
+}
+
+int softrma_sqe_add_inline(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			   const void *addr, size_t len)
+{
+	if (len > qp->cap.max_inline_data - sqe->inline_len)
+		return EINVAL;
+	memcpy((char *)sqe->sge + sqe->inline_len, addr, len);
+	sqe->inline_len += len;
+	sqe->send_flags |= IBV_SEND_INLINE;
 	return 0;
 }
 
 static int softrma_copy_sges(struct softrma_sge *dst, const struct ibv_sge *src,
-			     int num, uint32_t max)
+			     size_t num, uint32_t max)
 {
-	if (num < 0 || (uint32_t)num > max)
+	if (num > max)
 		return EINVAL;
-	for (int i = 0; i < num; i++)
+	for (size_t i = 0; i < num; i++)
 		dst[i] = (struct softrma_sge) {
 			.addr = src[i].addr,
 			.length = src[i].length,
@@ -141,65 +204,91 @@ static int softrma_copy_sges(struct softrma_sge *dst, const struct ibv_sge *src,
 	return 0;
 }
 
-static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)
+int softrma_sqe_set_sges(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			 const struct ibv_sge *sg, size_t num)
 {
-	struct softrma_sqe *sqe;
-	int inline_src = 0;
-
-	if (softrma_ring_full(&qp->sq))
-		return ENOMEM;
-	/* Datagrams are SENDs: RDMA and atomics need a connection. */
-	if (qp->ibqp.qp_type == IBV_QPT_UD && wr->opcode != IBV_WR_SEND &&
-	    wr->opcode != IBV_WR_SEND_WITH_IMM)
+	if (softrma_copy_sges(sqe->sge, sg, num, qp->cap.max_send_sge))
 		return EINVAL;
-	sqe = softrma_ring_entry(&qp->sq, qp->sq.index);
-	memset(sqe, 0, sizeof(*sqe));
+	sqe->num_sge = num;
+	return 0;
+}
+
+void softrma_sqe_set_ud(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			struct ibv_ah *ah, uint32_t remote_qpn,
+			uint32_t remote_qkey)
+{
+	sqe->wr.ud.ah = to_sah(ah)->num;
+	sqe->wr.ud.remote_qpn = remote_qpn;
+	sqe->wr.ud.remote_qkey = remote_qkey;
+}
+
+static int softrma_sqe_set_data(struct softrma_qp *qp, struct softrma_sqe *sqe,
+				const struct ibv_send_wr *wr, int inline_src)
+{
+	if (!inline_src || !(wr->send_flags & IBV_SEND_INLINE))
+		return softrma_sqe_set_sges(qp, sqe, wr->sg_list, wr->num_sge);
+	for (int i = 0; i < wr->num_sge; i++)
+		if (softrma_sqe_add_inline(qp, sqe,
+					   (void *)(uintptr_t)wr->sg_list[i].addr,
+					   wr->sg_list[i].length))
+			return EINVAL;
+	return 0;
+}
+
+static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe,
+				  const struct ibv_send_wr *wr)
+{
 	switch (wr->opcode) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
-		inline_src = 1;
 		if (qp->ibqp.qp_type == IBV_QPT_UD) {
 			if (!wr->wr.ud.ah)
 				return EINVAL;
-			sqe->wr.ud.ah = to_sah(wr->wr.ud.ah)->num;
-			sqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-			sqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+			softrma_sqe_set_ud(qp, sqe, wr->wr.ud.ah,
+					   wr->wr.ud.remote_qpn,
+					   wr->wr.ud.remote_qkey);
 		}
-		break;
+		return 0;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		inline_src = 1;
-		/* fall through */
 	case IBV_WR_RDMA_READ:
 		sqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		sqe->wr.rdma.rkey = wr->wr.rdma.rkey;
-		break;
+		return 0;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		sqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
 		sqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		sqe->wr.atomic.swap = wr->wr.atomic.swap;
 		sqe->wr.atomic.rkey = wr->wr.atomic.rkey;
-		break;
+		return 0;
 	default:
 		return EINVAL;
 	}
-	sqe->wr_id = wr->wr_id;
-	sqe->opcode = wr->opcode;
-	sqe->send_flags = wr->send_flags;
+}
+
+static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)
+{
+	/* Inline data is a source: SEND and WRITE only. */
+	int inline_src = wr->opcode == IBV_WR_SEND ||
+			 wr->opcode == IBV_WR_SEND_WITH_IMM ||
+			 wr->opcode == IBV_WR_RDMA_WRITE ||
+			 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	struct softrma_sqe *sqe;
+
+	/* Datagrams are SENDs: RDMA and atomics need a connection. */
+	if (qp->ibqp.qp_type == IBV_QPT_UD && wr->opcode != IBV_WR_SEND &&
+	    wr->opcode != IBV_WR_SEND_WITH_IMM)
+		return EINVAL;
+	sqe = softrma_sqe_claim(qp, wr->wr_id, wr->opcode, wr->send_flags);
+	if (!sqe)
+		return ENOMEM;
 	sqe->imm_data = wr->imm_data;
-	if (!inline_src)
-		sqe->send_flags &= ~IBV_SEND_INLINE;
-	if (sqe->send_flags & IBV_SEND_INLINE) {
-		if (softrma_copy_inline(qp, sqe, wr))
-			return EINVAL;
-	} else {
-		if (softrma_copy_sges(sqe->sge, wr->sg_list, wr->num_sge,
-				      qp->cap.max_send_sge))
-			return EINVAL;
-		sqe->num_sge = wr->num_sge;
+	if (softrma_sqe_set_remote(qp, sqe, wr) ||
+	    softrma_sqe_set_data(qp, sqe, wr, inline_src)) {
+		qp->sq.index--;
+		return EINVAL;
 	}
-	qp->sq.index++;
 	return 0;
 }
 
@@ -211,6 +300,13 @@ static int softrma_ring_doorbell(struct softrma_qp *qp)
 	return 0;
 }
 
+/* Publishes the claimed entries and rings the doorbell; sq_lock held. */
+int softrma_sq_publish(struct softrma_qp *qp)
+{
+	softrma_ring_store(&qp->sq.hdr->producer, qp->sq.index);
+	return softrma_ring_doorbell(qp);
+}
+
 int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr)
 {
@@ -219,8 +315,7 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int ret = 0;
 
 	pthread_spin_lock(&qp->sq_lock);
-	if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT ||
-	    qp->state == IBV_QPS_RTR) {
+	if (!softrma_qp_can_send(qp)) {
 		ret = EINVAL;
 		*bad_wr = wr;
 		goto out;
@@ -232,16 +327,14 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 	}
+	/* After a bad WR the ones before it were posted: ring for them. */
 	if (wr != first) {
-		softrma_ring_store(&qp->sq.hdr->producer, qp->sq.index);
-		if (!ret) {
-			ret = softrma_ring_doorbell(qp);
-			if (ret)
-				*bad_wr = first;
+		int err = softrma_sq_publish(qp);
+
+		if (err && !ret) {
+			ret = err;
+			*bad_wr = first;
 		}
-		/* After a bad WR the ones before it were posted: ring for them. */
-		else
-			softrma_ring_doorbell(qp);
 	}
 out:
 	pthread_spin_unlock(&qp->sq_lock);

@@ -20,13 +20,20 @@ struct softrma_context {
 };
 
 struct softrma_cq {
-	struct ibv_cq ibcq;
+	union {
+		struct ibv_cq ibcq;
+		struct verbs_cq vcq;	/* from ibv_create_cq_ex() */
+	};
 	struct softrma_ring ring;
-	pthread_spinlock_t lock;
+	pthread_spinlock_t lock;	/* ring; held from start_poll to end_poll */
+	struct softrma_cqe *cur;	/* start_poll/next_poll: the entry read */
 };
 
 struct softrma_qp {
-	struct ibv_qp ibqp;
+	union {
+		struct ibv_qp ibqp;
+		struct verbs_qp vqp;	/* from ibv_create_qp_ex() */
+	};
 	struct softrma_ring sq;
 	struct softrma_ring rq;
 	struct ibv_qp_cap cap;
@@ -38,6 +45,10 @@ struct softrma_qp {
 		struct ib_uverbs_post_send cmd;
 	} doorbell;
 	struct ib_uverbs_post_send_resp doorbell_resp;
+	/* ibv_wr_start() to ibv_wr_complete(), under sq_lock */
+	uint32_t wr_first;		/* sq.index at ibv_wr_start() */
+	struct softrma_sqe *wr_cur;	/* the entry the setters fill */
+	int wr_err;			/* first error, reported by complete */
 };
 
 struct softrma_srq {
@@ -97,11 +108,15 @@ int softrma_destroy_ah(struct ibv_ah *ibah);
 struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,
 				 struct ibv_comp_channel *channel,
 				 int comp_vector);
+struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
+				       struct ibv_cq_init_attr_ex *attr);
 int softrma_destroy_cq(struct ibv_cq *ibcq);
 int softrma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 
 /* qp.c */
 struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr);
 int softrma_destroy_qp(struct ibv_qp *ibqp);
 int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask);
@@ -113,6 +128,21 @@ int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int softrma_qp_can_send(struct softrma_qp *qp);
+struct softrma_sqe *softrma_sqe_claim(struct softrma_qp *qp, uint64_t wr_id,
+				      uint32_t opcode, uint32_t flags);
+int softrma_sqe_add_inline(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			   const void *addr, size_t len);
+int softrma_sqe_set_sges(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			 const struct ibv_sge *sg, size_t num);
+void softrma_sqe_set_ud(struct softrma_qp *qp, struct softrma_sqe *sqe,
+			struct ibv_ah *ah, uint32_t remote_qpn,
+			uint32_t remote_qkey);
+int softrma_sq_publish(struct softrma_qp *qp);
+
+/* wr.c */
+int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
+		    uint64_t send_ops_flags);
 
 /* srq.c */
 struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The extended verbs over softrma: ibv_create_qp_ex() with send_ops_flags
+ * and the ibv_wr_*() calls, and ibv_create_cq_ex() with ibv_start_poll().
+ * Every RC operation in one batch with data checks; a batch with an error
+ * (oversized inline data, more entries than the SQ holds) posts nothing;
+ * unsupported operations and CQ fields are refused with EOPNOTSUPP.
+ *
+ * usage: ext_api DEV IPV4
+ */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define BUF 65536
+#define SQ_DEPTH 16
+#define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define RC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
+		  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static int gid_index = -1;
+
+struct side {
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+};
+
+static void find_gid(const char *ipv4)
+{
+	union ibv_gid want = {}, gid;
+
+	want.raw[10] = want.raw[11] = 0xff;
+	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address");
+	for (int i = 0; i < 1024 && gid_index < 0; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, 16))
+			gid_index = i;
+	CHECK(gid_index >= 0, "no GID for %s", ipv4);
+}
+
+static struct ibv_cq_ex *create_cq(uint64_t wc_flags)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = 64, .wc_flags = wc_flags,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+	};
+
+	return ibv_create_cq_ex(ctx, &attr);
+}
+
+static struct ibv_qp *create_qp(struct ibv_cq_ex *cq, uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = ibv_cq_ex_to_cq(cq), .recv_cq = ibv_cq_ex_to_cq(cq),
+		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd, .send_ops_flags = ops,
+	};
+
+	return ibv_create_qp_ex(ctx, &init);
+}
+
+static void side_init(struct side *s)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qp_access_flags = ACCESS,
+	};
+
+	s->cq = create_cq(WC_FLAGS);
+	CHECK(s->cq, "create_cq_ex: %s", strerror(errno));
+	s->qp = create_qp(s->cq, RC_OPS);
+	CHECK(s->qp, "create_qp_ex: %s", strerror(errno));
+	s->qpx = ibv_qp_to_qp_ex(s->qp);
+	CHECK(s->qpx, "ibv_qp_to_qp_ex");
+	CHECK_EQ(ibv_modify_qp(s->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	s->buf = calloc(1, BUF);
+	CHECK(s->buf, "calloc");
+	s->mr = ibv_reg_mr(pd, s->buf, BUF, ACCESS);
+	CHECK(s->mr, "reg_mr: %s", strerror(errno));
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dest, .max_dest_rd_atomic = 16, .min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
+	};
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+	attr = (struct ibv_qp_attr) {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7, .max_rd_atomic = 16,
+	};
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* Polls @n completions through the extended API, into @wc. */
+static void poll_n(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
+{
+	struct ibv_poll_cq_attr attr = {};
+	int got = 0, ret;
+
+	for (long spin = 0; got < n; spin++) {
+		CHECK(spin < 5000000, "%d of %d completions in 5 s", got, n);
+		ret = ibv_start_poll(cq, &attr);
+		if (ret == ENOENT) {
+			usleep(1);
+			continue;
+		}
+		CHECK_EQ(ret, 0);
+		do {
+			wc[got] = (struct ibv_wc) {
+				.wr_id = cq->wr_id, .status = cq->status,
+				.opcode = ibv_wc_read_opcode(cq),
+				.byte_len = ibv_wc_read_byte_len(cq),
+				.qp_num = ibv_wc_read_qp_num(cq),
+				.src_qp = ibv_wc_read_src_qp(cq),
+				.wc_flags = ibv_wc_read_wc_flags(cq),
+			};
+			if (wc[got].wc_flags & IBV_WC_WITH_IMM)
+				wc[got].imm_data = ibv_wc_read_imm_data(cq);
+			got++;
+		} while (got < n && !(ret = ibv_next_poll(cq)));
+		ibv_end_poll(cq);
+	}
+}
+
+static void expect_empty(struct ibv_cq_ex *cq)
+{
+	struct ibv_poll_cq_attr attr = {};
+
+	usleep(100000);
+	CHECK_EQ(ibv_start_poll(cq, &attr), ENOENT);
+}
+
+static void post_recvs(struct side *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)s->buf + 4096 * (i + 1),
+				       .length = 4096, .lkey = s->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		CHECK_EQ(ibv_post_recv(s->qp, &wr, &bad), 0);
+	}
+}
+
+/* Every RC operation in one batch: a -> b, checked on both sides. */
+static void test_batch(struct side *a, struct side *b)
+{
+	struct ibv_qp_ex *q = a->qpx;
+	uint64_t rb = (uintptr_t)b->buf;
+	char msg[] = "inline via ibv_wr_set_inline_data";
+	struct ibv_wc wc[8];
+
+	for (int i = 0; i < 2048; i++)
+		a->buf[i] = i * 13;
+	memset(b->buf, 0, BUF);
+	*(uint64_t *)(b->buf + 60000) = 40;
+	*(uint64_t *)(b->buf + 60008) = 7;
+	post_recvs(b, 2);
+
+	ibv_wr_start(q);
+	q->wr_id = 1;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(q, b->mr->rkey, rb + 100);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 1000);
+	q->wr_id = 2;
+	ibv_wr_rdma_write_imm(q, b->mr->rkey, rb + 2000, htonl(0x1234));
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf + 1000, 24);
+	q->wr_id = 3;
+	ibv_wr_send(q);
+	ibv_wr_set_inline_data(q, msg, sizeof(msg));
+	q->wr_id = 4;
+	ibv_wr_rdma_read(q, b->mr->rkey, rb + 100);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf + 8192, 1000);
+	q->wr_id = 5;
+	ibv_wr_atomic_fetch_add(q, b->mr->rkey, rb + 60000, 2);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf + 16384, 8);
+	q->wr_id = 6;
+	ibv_wr_atomic_cmp_swp(q, b->mr->rkey, rb + 60008, 7, 99);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf + 16392, 8);
+	CHECK_EQ(ibv_wr_complete(q), 0);
+
+	poll_n(a->cq, wc, 6);
+	for (int i = 0; i < 6; i++) {
+		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[i].wr_id, i + 1);
+		CHECK_EQ(wc[i].qp_num, a->qp->qp_num);
+	}
+	CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
+	CHECK_EQ(wc[2].opcode, IBV_WC_SEND);
+	CHECK_EQ(wc[3].opcode, IBV_WC_RDMA_READ);
+	CHECK_EQ(wc[3].byte_len, 1000);
+	CHECK_EQ(wc[4].opcode, IBV_WC_FETCH_ADD);
+	CHECK_EQ(wc[5].opcode, IBV_WC_COMP_SWAP);
+	CHECK(!memcmp(b->buf + 100, a->buf, 1000), "RDMA WRITE data");
+	CHECK_EQ(b->buf[99], 0);
+	CHECK_EQ(b->buf[1100], 0);
+	CHECK(!memcmp(b->buf + 2000, a->buf + 1000, 24), "WRITE_WITH_IMM data");
+	CHECK(!memcmp(a->buf + 8192, a->buf, 1000), "RDMA READ data");
+	CHECK_EQ(*(uint64_t *)(a->buf + 16384), 40);
+	CHECK_EQ(*(uint64_t *)(b->buf + 60000), 42);
+	CHECK_EQ(*(uint64_t *)(a->buf + 16392), 7);
+	CHECK_EQ(*(uint64_t *)(b->buf + 60008), 99);
+
+	poll_n(b->cq, wc, 2);
+	CHECK_EQ(wc[0].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	CHECK_EQ(ntohl(wc[0].imm_data), 0x1234);
+	CHECK_EQ(wc[0].src_qp, a->qp->qp_num);
+	CHECK_EQ(wc[1].opcode, IBV_WC_RECV);
+	CHECK_EQ(wc[1].byte_len, sizeof(msg));
+	CHECK(!memcmp(b->buf + 8192, msg, sizeof(msg)), "inline SEND data");
+	printf("# one batch of WRITE, WRITE_IMM, inline SEND, READ, FETCH_ADD, CMP_SWAP: data verified\n");
+}
+
+/* A batch with an error posts none of its entries. */
+static void test_bad_batches(struct side *a, struct side *b)
+{
+	struct ibv_qp_ex *q = a->qpx;
+	char big[65] = "";
+
+	memset(b->buf, 0, BUF);
+	ibv_wr_start(q);
+	q->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 100);
+	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_inline_data(q, big, sizeof(big));	/* above max_inline */
+	CHECK_EQ(ibv_wr_complete(q), EINVAL);
+	expect_empty(a->cq);
+	CHECK_EQ(b->buf[0], 0);
+
+	ibv_wr_start(q);
+	for (int i = 0; i <= SQ_DEPTH; i++) {
+		ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
+		ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 8);
+	}
+	CHECK_EQ(ibv_wr_complete(q), ENOMEM);
+	expect_empty(a->cq);
+	CHECK_EQ(b->buf[0], 0);
+
+	ibv_wr_start(q);
+	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 100);
+	ibv_wr_abort(q);
+	expect_empty(a->cq);
+	CHECK_EQ(b->buf[0], 0);
+	printf("# oversized inline: EINVAL, SQ overflow: ENOMEM, abort: nothing posted\n");
+}
+
+static void test_unsupported(void)
+{
+	struct ibv_cq_ex *cq = create_cq(WC_FLAGS);
+
+	CHECK(cq, "create_cq_ex");
+	CHECK(!create_qp(cq, IBV_QP_EX_WITH_LOCAL_INV), "LOCAL_INV accepted");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	CHECK(!create_qp(cq, IBV_QP_EX_WITH_SEND_WITH_INV), "SEND_WITH_INV accepted");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	CHECK(!create_cq(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP), "timestamps accepted");
+	CHECK_EQ(errno, EOPNOTSUPP);
+	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+	printf("# LOCAL_INV, SEND_WITH_INV, completion timestamps: EOPNOTSUPP\n");
+}
+
+static void side_fini(struct side *s)
+{
+	CHECK_EQ(ibv_destroy_qp(s->qp), 0);
+	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(s->cq)), 0);
+	CHECK_EQ(ibv_dereg_mr(s->mr), 0);
+	free(s->buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct side a, b;
+
+	CHECK(argc == 3, "usage: ext_api DEV IPV4");
+	ctx = test_open_device(argv[1]);
+	find_gid(argv[2]);
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd");
+	side_init(&a);
+	side_init(&b);
+	connect_qp(a.qp, b.qp->qp_num);
+	connect_qp(b.qp, a.qp->qp_num);
+	test_batch(&a, &b);
+	test_bad_batches(&a, &b);
+	test_batch(&a, &b);		/* the QP is still fine */
+	test_unsupported();
+	side_fini(&a);
+	side_fini(&b);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	return KSFT_PASS;
+}
