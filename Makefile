@@ -6,6 +6,7 @@
 #                 the selftests in a guest, check its kernel log
 # make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
 # make bench      perftest on softrma and rdma_rxe in one guest, as ratios
+# make fuzz       libFuzzer over the RoCEv2 packet parser (FUZZ_SECONDS=600)
 # make install    install module (with depmod) and provider on this host
 #
 # The module is installed unsigned (distribution kernels taint, and refuse it
@@ -37,7 +38,7 @@ DESTDIR ?=
 LIBDIR ?= /usr/lib/x86_64-linux-gnu
 
 .PHONY: all modules modules-all user tests deps check run bench install \
-	clean FORCE
+	fuzz clean FORCE
 
 all: modules user tests
 
@@ -69,6 +70,9 @@ deps:
 check: user tests
 	@KVERS="$(KVERS)" sh selftests/check.sh
 
+fuzz:
+	$(MAKE) -C selftests/proto fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)
+
 run: modules user
 	selftests/vm/run -k $(KVER) -- scripts/demo.sh $(KVER)
 
@@ -86,3 +90,4 @@ clean:
 	rm -rf build
 	$(MAKE) -C user clean
 	$(MAKE) -C selftests clean
+	$(MAKE) -C selftests/proto clean

@@ -14,7 +14,7 @@ k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$
 	sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) .*/\1/p' |
 	sort -V | tail -n 1)
 
-pkgs="build-essential kmod sparse python3 \
+pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \

@@ -10,6 +10,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 KVERS=${KVERS:?no kernel to test: run make deps}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
+VM_MEM=${VM_MEM:-6144}		# MB; the 2 GiB message test needs 4.8 GB
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 # What the guest's kernel log must never show.
 BAD_LOG='BUG:|kernel BUG|WARNING:|Oops|Call Trace|UBSAN|general protection fault|possible circular locking|possible recursive locking|INFO: task .* blocked|unregister_netdevice: waiting|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak'
@@ -33,6 +35,24 @@ provider_abi() {
 if provider_abi; then result ok "provider exports nothing, binds IBVERBS_PRIVATE_34"
 else result fail "provider exports nothing, binds IBVERBS_PRIVATE_34"; fi
 
+# The pure protocol code, in user space: unit tests under ASan and UBSan
+# (with ICRC vectors from zlib), then a bounded libFuzzer run.
+mkdir -p build
+if make -s --no-print-directory -C selftests/proto test > build/proto-test.log 2>&1; then
+	sed 's/^/[proto] /' build/proto-test.log | grep '#'
+	result ok "proto: codec unit tests, ICRC against zlib"
+else
+	cat build/proto-test.log
+	result fail "proto: codec unit tests, ICRC against zlib"
+fi
+if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
+		> build/proto-fuzz.log 2>&1; then
+	result ok "proto: ${FUZZ_SECONDS} s of libFuzzer over the packet parser: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log)"
+else
+	tail -n 40 build/proto-fuzz.log
+	result fail "proto: ${FUZZ_SECONDS} s of libFuzzer over the packet parser"
+fi
+
 for k in $KVERS; do
 	log=build/check-$k
 	rm -rf "$log"
@@ -48,7 +68,7 @@ for k in $KVERS; do
 		continue
 	fi
 
-	selftests/vm/run -k "$k" -t "$VM_TIMEOUT" -o "$log" -- \
+	selftests/vm/run -k "$k" -m "$VM_MEM" -t "$VM_TIMEOUT" -o "$log" -- \
 		make -s --no-print-directory -C selftests run_tests > "$log/serial.log" 2>&1
 	vmrc=$?
 	tr -d '\r' < "$log/serial.log" > "$log/console.log"	# serial line ends

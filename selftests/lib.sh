@@ -20,6 +20,13 @@ expect_fail() {
 	info "$desc: refused ($(head -n 1 /tmp/expect_fail.out))"
 }
 
+# kill_tree PID: kill PID and its children, so that no server outlives a test.
+kill_tree() {
+	pkill -KILL -P "$1" 2>/dev/null
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 # expect_eq DESC GOT WANT
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"

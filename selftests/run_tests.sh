@@ -25,6 +25,7 @@ device/rc_ops.sh
 device/tools.sh
 device/ud_ops.sh
 device/ext_api.sh
+device/big_msg.sh
 device/rdma_cm.sh
 device/kill_peer.sh
 device/unload_busy.sh

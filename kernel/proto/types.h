@@ -7,8 +7,15 @@
 #define SOFTRMA_PROTO_TYPES_H
 
 #ifdef __KERNEL__
+#include <linux/crc32.h>
 #include <linux/string.h>
 #include <linux/types.h>
+
+/* CRC-32 (reflected 0xEDB88320), no pre- or post-inversion. */
+static inline u32 roce_crc32(u32 crc, const u8 *p, u32 len)
+{
+	return crc32_le(crc, p, len);
+}
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,6 +24,16 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+
+static inline u32 roce_crc32(u32 crc, const u8 *p, u32 len)
+{
+	while (len--) {
+		crc ^= *p++;
+		for (int i = 0; i < 8; i++)
+			crc = crc >> 1 ^ (crc & 1 ? 0xedb88320U : 0);
+	}
+	return crc;
+}
 #endif
 
 #endif /* SOFTRMA_PROTO_TYPES_H */

@@ -21,11 +21,11 @@ pair() {
 	spid=$!
 	sleep 1
 	timeout 120 sh -c "$3" > /tmp/client.log 2>&1 || {
-		kill "$spid" 2>/dev/null
+		kill_tree "$spid"
 		fail "$name client: $(tail -n 5 /tmp/client.log) / server: $(tail -n 3 /tmp/server.log)"
 	}
 	timeout 30 sh -c "while kill -0 $spid 2>/dev/null; do sleep 0.1; done" ||
-		{ kill "$spid"; fail "$name server did not end"; }
+		{ kill_tree "$spid"; fail "$name server did not end"; }
 	wait "$spid" || fail "$name server: $(tail -n 5 /tmp/server.log)"
 	info "$name: ok"
 }
@@ -36,7 +36,8 @@ grep -q 'rdma-ping-99: ' /tmp/client.log || fail "rping: no 100th ping: $(tail -
 pair "ucmatose" "ucmatose -c 4" "ucmatose -s 10.9.0.1 -c 4"
 pair "rdma_server/rdma_client" "rdma_server" "rdma_client -s 10.9.0.1"
 pair "udaddy" "udaddy -c 4" "udaddy -s 10.9.0.1 -c 4"
-pair "riostream -T v" "riostream -T v" "riostream -s 10.9.0.1 -T v"
+# (riostream -T v fails in riomap with ENOMEM on rdma_rxe as well: not used.)
+pair "riostream" "riostream" "riostream -s 10.9.0.1"
 pair "ibv_ud_pingpong" "ibv_ud_pingpong -d softrma0 -g 1 -n 500" \
 	"ibv_ud_pingpong -d softrma0 -g 1 -n 500 10.9.0.1"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat; do

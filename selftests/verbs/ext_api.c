@@ -8,7 +8,6 @@
  *
  * usage: ext_api DEV IPV4
  */
-#include <arpa/inet.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -27,7 +26,6 @@
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
-static int gid_index = -1;
 
 struct side {
 	struct ibv_cq_ex *cq;
@@ -36,18 +34,6 @@ struct side {
 	uint8_t *buf;
 	struct ibv_mr *mr;
 };
-
-static void find_gid(const char *ipv4)
-{
-	union ibv_gid want = {}, gid;
-
-	want.raw[10] = want.raw[11] = 0xff;
-	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address");
-	for (int i = 0; i < 1024 && gid_index < 0; i++)
-		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, 16))
-			gid_index = i;
-	CHECK(gid_index >= 0, "no GID for %s", ipv4);
-}
 
 static struct ibv_cq_ex *create_cq(uint64_t wc_flags)
 {
@@ -93,28 +79,6 @@ static void side_init(struct side *s)
 	CHECK(s->buf, "calloc");
 	s->mr = ibv_reg_mr(pd, s->buf, BUF, ACCESS);
 	CHECK(s->mr, "reg_mr: %s", strerror(errno));
-}
-
-static void connect_qp(struct ibv_qp *qp, uint32_t dest)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest, .max_dest_rd_atomic = 16, .min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
-	};
-
-	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
-	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	attr = (struct ibv_qp_attr) {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .max_rd_atomic = 16,
-	};
-	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
 }
 
 /* Polls @n completions through the extended API, into @wc. */
@@ -298,16 +262,17 @@ static void side_fini(struct side *s)
 int main(int argc, char **argv)
 {
 	struct side a, b;
+	int gid_index;
 
 	CHECK(argc == 3, "usage: ext_api DEV IPV4");
 	ctx = test_open_device(argv[1]);
-	find_gid(argv[2]);
+	gid_index = test_find_ipv4_gid(ctx, argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc_pd");
 	side_init(&a);
 	side_init(&b);
-	connect_qp(a.qp, b.qp->qp_num);
-	connect_qp(b.qp, a.qp->qp_num);
+	test_connect_rc(ctx, a.qp, gid_index, b.qp->qp_num, 7);
+	test_connect_rc(ctx, b.qp, gid_index, a.qp->qp_num, 7);
 	test_batch(&a, &b);
 	test_bad_batches(&a, &b);
 	test_batch(&a, &b);		/* the QP is still fine */

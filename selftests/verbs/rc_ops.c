@@ -7,7 +7,6 @@
  *
  * usage: rc_ops DEV IPV4 [TEST]   (TEST: ops, unaligned, errors, hostile, srq)
  */
-#include <arpa/inet.h>
 #include <poll.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -35,72 +34,24 @@ struct pair {
 	struct side a, b;	/* a sends to b */
 };
 
-static void find_gid(const char *ipv4)
-{
-	union ibv_gid want = {}, gid;
-
-	want.raw[10] = want.raw[11] = 0xff;
-	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address");
-	for (int i = 0; i < 1024; i++)
-		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, 16)) {
-			gid_index = i;
-			return;
-		}
-	FAIL("no GID for %s", ipv4);
-}
-
 static void side_init(struct side *s, struct ibv_pd *pd, int qp_access,
 		      struct ibv_srq *srq)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 16, .max_recv_sge = 16,
-			 .max_inline_data = 256 },
-	};
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = qp_access,
-	};
-
 	s->pd = pd ? pd : ibv_alloc_pd(ctx);
 	CHECK(s->pd, "alloc_pd");
 	s->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	CHECK(s->cq, "create_cq: %s", strerror(errno));
-	init.send_cq = init.recv_cq = s->cq;
-	init.srq = srq;
-	s->qp = ibv_create_qp(s->pd, &init);
-	CHECK(s->qp, "create_qp: %s", strerror(errno));
-	CHECK(init.cap.max_inline_data >= 256, "max_inline %u", init.cap.max_inline_data);
-	CHECK_EQ(ibv_modify_qp(s->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	s->qp = test_create_rc_qp(s->pd, s->cq, srq, qp_access);
 	s->buf = calloc(1, BIG + 2 * GUARD);
 	CHECK(s->buf, "calloc");
 	s->mr = ibv_reg_mr(s->pd, s->buf, BIG + 2 * GUARD, ALL_ACCESS);
 	CHECK(s->mr, "reg_mr: %s", strerror(errno));
 }
 
+/* Moves @qp to RTS, connected to @dest on this device. */
 static void connect_qp(struct ibv_qp *qp, uint32_t dest, int rnr_retry)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dest, .rq_psn = 0, .max_dest_rd_atomic = 16,
-		.min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
-	};
-
-	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
-	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
-			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	attr = (struct ibv_qp_attr) {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 16,
-	};
-	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	test_connect_rc(ctx, qp, gid_index, dest, rnr_retry);
 }
 
 static void pair_init(struct pair *p, int b_access, int rnr_retry)
@@ -127,32 +78,6 @@ static void pair_fini(struct pair *p)
 	side_fini(&p->b, 1);
 }
 
-/* Waits up to 5 s for one completion. */
-static struct ibv_wc poll_one(struct ibv_cq *cq)
-{
-	struct ibv_wc wc;
-
-	for (long i = 0; i < 5000000; i++) {
-		int n = ibv_poll_cq(cq, 1, &wc);
-
-		CHECK(n >= 0, "poll_cq");
-		if (n)
-			return wc;
-		if (i > 1000)
-			usleep(1);
-	}
-	FAIL("no completion within 5 s");
-}
-
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	CHECK_EQ(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
-	return attr.qp_state;
-}
-
 /* Splits [addr, addr+len) into up to @n SGEs of @mr. */
 static int split_sges(struct ibv_sge *sge, int n, char *addr, uint32_t len,
 		      struct ibv_mr *mr)
@@ -177,7 +102,7 @@ static struct ibv_wc post_wait(struct side *s, struct ibv_send_wr *wr)
 
 	wr->send_flags |= IBV_SEND_SIGNALED;
 	CHECK_EQ(ibv_post_send(s->qp, wr, &bad), 0);
-	return poll_one(s->cq);
+	return test_poll_one(s->cq, 5);
 }
 
 static void fill(char *p, size_t len, unsigned int seed)
@@ -217,7 +142,7 @@ static void check_ops_at(struct pair *p, uint32_t len)
 		CHECK_EQ(wc.byte_len, len);
 		CHECK(!memcmp(src, dst, len), "op %d len %u: data differs", ops[o], len);
 		if (recv) {
-			wc = poll_one(p->b.cq);
+			wc = test_poll_one(p->b.cq, 5);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 			CHECK_EQ(wc.wr_id, 2);
 			CHECK_EQ(wc.byte_len, len);
@@ -375,7 +300,7 @@ static void run_bad_case(const struct bad_case *c)
 	for (size_t i = 0; i < BIG + 2 * GUARD; i++)
 		if (p.b.buf[i] != 0x77)
 			FAIL("%s: target byte %zu written", c->name, i);
-	CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+	CHECK_EQ(test_qp_state(p.a.qp), IBV_QPS_ERR);
 
 	/* Everything posted afterwards is flushed. */
 	wr.opcode = IBV_WR_RDMA_WRITE;
@@ -432,7 +357,7 @@ static void test_queue_errors(void)
 	pair_init(&p, ALL_ACCESS, 0);
 	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
 	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_RNR_RETRY_EXC_ERR);
-	CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+	CHECK_EQ(test_qp_state(p.a.qp), IBV_QPS_ERR);
 	pair_fini(&p);
 	printf("# SEND without a receive, rnr_retry 0: RNR_RETRY_EXC_ERR\n");
 
@@ -442,7 +367,7 @@ static void test_queue_errors(void)
 	usleep(100);
 	rsge = (struct ibv_sge) { (uintptr_t)p.b.buf, 64, p.b.mr->lkey };
 	CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
-	wc = poll_one(p.a.cq);
+	wc = test_poll_one(p.a.cq, 5);
 	if (wc.status != IBV_WC_SUCCESS && wc.status != IBV_WC_RNR_RETRY_EXC_ERR)
 		FAIL("RNR retry: %s", ibv_wc_status_str(wc.status));
 	printf("# SEND before the receive, rnr_retry 3: %s\n", ibv_wc_status_str(wc.status));
@@ -456,7 +381,7 @@ static void test_queue_errors(void)
 	CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
 	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
 	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_REM_INV_REQ_ERR);
-	CHECK_EQ(poll_one(p.b.cq).status, IBV_WC_LOC_LEN_ERR);
+	CHECK_EQ(test_poll_one(p.b.cq, 5).status, IBV_WC_LOC_LEN_ERR);
 	for (int i = 0; i < 64; i++)
 		CHECK(p.b.buf[i] == 0x77, "short receive buffer written");
 	pair_fini(&p);
@@ -539,7 +464,7 @@ static void test_hostile(void)
 		usleep(10000);
 		while (ibv_poll_cq(p.a.cq, 1, &wc) > 0)
 			n++;
-		CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+		CHECK_EQ(test_qp_state(p.a.qp), IBV_QPS_ERR);
 		pair_fini(&p);
 		printf("# hostile SQ ring, case %d: QP in error, %d completions\n", round, n);
 	}
@@ -567,7 +492,7 @@ static void srq_send(struct side *from, struct side *to, struct side *rbufs,
 
 	fill(from->buf, len, len);
 	CHECK_EQ(post_wait(from, &wr).status, IBV_WC_SUCCESS);
-	wc = poll_one(to->cq);
+	wc = test_poll_one(to->cq, 5);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.qp_num, to->qp->qp_num);
 	CHECK_EQ(wc.byte_len, len);
@@ -644,7 +569,7 @@ static void test_srq(void)
 
 		CHECK_EQ(post_wait(&a1, &wr).status, IBV_WC_REM_ACCESS_ERR);
 		usleep(100000);
-		CHECK_EQ(qp_state(b1.qp), IBV_QPS_ERR);
+		CHECK_EQ(test_qp_state(b1.qp), IBV_QPS_ERR);
 		CHECK_EQ(ibv_poll_cq(b1.cq, 1, &wc), 0);	/* nothing flushed */
 	}
 	for (int i = 0; i < 3; i++)
@@ -667,7 +592,7 @@ int main(int argc, char **argv)
 
 	CHECK(argc >= 3, "usage: rc_ops DEV IPV4 [ops|unaligned|errors|hostile|srq]");
 	ctx = test_open_device(argv[1]);
-	find_gid(argv[2]);
+	gid_index = test_find_ipv4_gid(ctx, argv[2]);
 	if (!strcmp(which, "all") || !strcmp(which, "ops"))
 		test_ops();
 	if (!strcmp(which, "all") || !strcmp(which, "unaligned"))

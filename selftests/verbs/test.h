@@ -3,10 +3,14 @@
 #ifndef SOFTRMA_TEST_H
 #define SOFTRMA_TEST_H
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 #define KSFT_PASS 0
@@ -44,4 +48,98 @@ static inline struct ibv_context *test_open_device(const char *name)
 	return ctx;
 }
 
+
+/* The index of the RoCE v2 GID of IPv4 address @ipv4 on port 1. */
+static inline int test_find_ipv4_gid(struct ibv_context *ctx, const char *ipv4)
+{
+	union ibv_gid want = {}, gid;
+
+	want.raw[10] = want.raw[11] = 0xff;
+	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address %s", ipv4);
+	for (int i = 0; i < 1024; i++)
+		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, &want, 16))
+			return i;
+	FAIL("no GID for %s", ipv4);
+}
+
+/* An RC QP on @cq in INIT, with room for 16 SGEs and 256 inline bytes. */
+static inline struct ibv_qp *test_create_rc_qp(struct ibv_pd *pd,
+					       struct ibv_cq *cq,
+					       struct ibv_srq *srq, int access)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq, .srq = srq,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 16, .max_recv_sge = 16,
+			 .max_inline_data = 256 },
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	CHECK(qp, "create_qp: %s", strerror(errno));
+	CHECK(init.cap.max_inline_data >= 256, "max_inline %u", init.cap.max_inline_data);
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	return qp;
+}
+
+/* Moves @qp to RTS, connected to QP @dest behind GID @gid_index. */
+static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
+				   int gid_index, uint32_t dest, int rnr_retry)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dest, .rq_psn = 0, .max_dest_rd_atomic = 16,
+		.min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
+	};
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+	attr = (struct ibv_qp_attr) {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 16,
+	};
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* Waits up to @seconds for one completion. */
+static inline struct ibv_wc test_poll_one(struct ibv_cq *cq, int seconds)
+{
+	struct timespec start, now;
+	struct ibv_wc wc;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		CHECK(n >= 0, "poll_cq");
+		if (n)
+			return wc;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= seconds)
+			FAIL("no completion within %d s", seconds);
+		sched_yield();
+	}
+}
+
+/* The state @qp is in, as the kernel reports it. */
+static inline int test_qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	CHECK_EQ(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
+	return attr.qp_state;
+}
+
 #endif /* SOFTRMA_TEST_H */
+

@@ -9,7 +9,6 @@
  *
  * usage: ud_ops DEV IPV4
  */
-#include <arpa/inet.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -38,18 +37,6 @@ static int find_gid(const union ibv_gid *prefix, int len)
 		if (!ibv_query_gid(ctx, 1, i, &gid) && !memcmp(&gid, prefix, len))
 			return i;
 	return -1;
-}
-
-static int ipv4_gid(const char *ipv4)
-{
-	union ibv_gid want = {};
-	int i;
-
-	want.raw[10] = want.raw[11] = 0xff;
-	CHECK(inet_pton(AF_INET, ipv4, &want.raw[12]) == 1, "address");
-	i = find_gid(&want, 16);
-	CHECK(i >= 0, "no GID for %s", ipv4);
-	return i;
 }
 
 static void ud_init(struct ud *u, struct ibv_pd *pd)
@@ -119,14 +106,6 @@ static int poll_wait(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 	return 0;
 }
 
-static struct ibv_wc poll_one(struct ibv_cq *cq)
-{
-	struct ibv_wc wc;
-
-	CHECK(poll_wait(cq, &wc, 5000), "no completion in 5 s");
-	return wc;
-}
-
 static void post_recv(struct ud *u, uint64_t wr_id, uint32_t len)
 {
 	struct ibv_sge sge = {
@@ -165,7 +144,7 @@ static void send_expect(struct ud *from, struct ibv_ah *ah, uint32_t qpn,
 	struct ibv_wc wc;
 
 	CHECK_EQ(post_send(from, ah, qpn, qkey, len, opcode), 0);
-	wc = poll_one(from->cq);
+	wc = test_poll_one(from->cq, 5);
 	CHECK_EQ(wc.status, status);
 	CHECK_EQ(wc.wr_id, 7);
 	if (status == IBV_WC_SUCCESS)
@@ -229,7 +208,7 @@ static void deliver(struct ud *a, struct ud *b, struct ibv_ah *ah,
 	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
 	post_recv(b, len, HDR + len);
 	send_expect(a, ah, b->qp->qp_num, QKEY, len, opcode, IBV_WC_SUCCESS);
-	wc = poll_one(b->cq);
+	wc = test_poll_one(b->cq, 5);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, len);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV);
@@ -256,15 +235,6 @@ static void expect_nothing(struct ud *u)
 	      wc.status);
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	CHECK_EQ(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
-	return attr.qp_state;
-}
-
 int main(int argc, char **argv)
 {
 	union ibv_gid ll = { .raw = { 0xfe, 0x80 } };
@@ -278,7 +248,7 @@ int main(int argc, char **argv)
 	ctx = test_open_device(argv[1]);
 	CHECK_EQ(ibv_query_port(ctx, 1, &port), 0);
 	mtu = 128 << port.active_mtu;
-	v4 = ipv4_gid(argv[2]);
+	v4 = test_find_ipv4_gid(ctx, argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	other_pd = ibv_alloc_pd(ctx);
 	CHECK(pd && other_pd, "alloc_pd");
@@ -309,7 +279,7 @@ int main(int argc, char **argv)
 	expect_nothing(&b);
 	/* The high bit selects the sender's own Q_Key, which matches. */
 	send_expect(&a, ah, b.qp->qp_num, 0x80000000, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
-	CHECK_EQ(poll_one(b.cq).wr_id, 1);
+	CHECK_EQ(test_poll_one(b.cq, 5).wr_id, 1);
 	send_expect(&a, ah, b.qp->qp_num, QKEY, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
 	expect_nothing(&b);
 	send_expect(&a, ah, 0xfffff0, QKEY, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
@@ -318,10 +288,10 @@ int main(int argc, char **argv)
 	/* A short receive fails; the QP stays usable. */
 	post_recv(&b, 2, HDR + 50);
 	send_expect(&a, ah, b.qp->qp_num, QKEY, 51, IBV_WR_SEND, IBV_WC_SUCCESS);
-	CHECK_EQ(poll_one(b.cq).status, IBV_WC_LOC_LEN_ERR);
+	CHECK_EQ(test_poll_one(b.cq, 5).status, IBV_WC_LOC_LEN_ERR);
 	for (int i = HDR; i < BUF; i++)
 		CHECK(b.buf[i] == 0xee, "short receive: byte %d written", i);
-	CHECK_EQ(qp_state(b.qp), IBV_QPS_RTS);
+	CHECK_EQ(test_qp_state(b.qp), IBV_QPS_RTS);
 	deliver(&a, &b, ah, v4, 50, IBV_WR_SEND);
 	printf("# short receive: LOC_LEN_ERR, nothing written, QP still RTS\n");
 

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of kernel/proto/roce.c in user space: header round trips for
+ * every opcode, every truncation refused, unknown opcodes and transports,
+ * pad counts, PSN arithmetic, and the ICRC of packets built by an
+ * independent implementation (icrc_vectors.py, zlib) on standard input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "roce.h"
+
+static int failures;
+
+#define EXPECT(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("# FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		failures++;						\
+	}								\
+} while (0)
+
+static struct roce_pkt sample(u8 opcode, u32 payload)
+{
+	return (struct roce_pkt) {
+		.opcode = opcode, .se = true, .ackreq = true,
+		.pad = roce_pad(payload), .pkey = 0xffff, .dqpn = 0xabcdef,
+		.psn = 0xfffffe, .qkey = 0x80010000, .sqpn = 0x123456,
+		.va = 0x1122334455667788ULL, .rkey = 0xdeadbeef,
+		.dma_len = 0x10000, .swap_add = 0x0102030405060708ULL,
+		.compare = 0x8877665544332211ULL, .syndrome = 0x1f,
+		.msn = 0x654321, .atomic_orig = 42, .imm = 0x78563412,
+		.inv_rkey = 0xcafe, .feth = 0x11, .payload_len = payload,
+	};
+}
+
+static bool same_fields(const struct roce_pkt *a, const struct roce_pkt *b,
+			unsigned int hdrs)
+{
+	return a->opcode == b->opcode && a->se == b->se &&
+	       a->ackreq == b->ackreq && a->pad == b->pad &&
+	       a->pkey == b->pkey && a->dqpn == b->dqpn && a->psn == b->psn &&
+	       a->payload_len == b->payload_len &&
+	       (!(hdrs & ROCE_HDR_DETH) ||
+		(a->qkey == b->qkey && a->sqpn == b->sqpn)) &&
+	       (!(hdrs & (ROCE_HDR_RETH | ROCE_HDR_ATMETH)) ||
+		(a->va == b->va && a->rkey == b->rkey)) &&
+	       (!(hdrs & ROCE_HDR_RETH) || a->dma_len == b->dma_len) &&
+	       (!(hdrs & ROCE_HDR_ATMETH) ||
+		(a->swap_add == b->swap_add && a->compare == b->compare)) &&
+	       (!(hdrs & ROCE_HDR_AETH) ||
+		(a->syndrome == b->syndrome && a->msn == b->msn)) &&
+	       (!(hdrs & ROCE_HDR_ATMACK) || a->atomic_orig == b->atomic_orig) &&
+	       (!(hdrs & ROCE_HDR_IMMDT) || a->imm == b->imm) &&
+	       (!(hdrs & ROCE_HDR_IETH) || a->inv_rkey == b->inv_rkey) &&
+	       (!(hdrs & ROCE_HDR_FETH) || a->feth == b->feth);
+}
+
+static void test_round_trips(void)
+{
+	int known = 0;
+
+	for (int opcode = 0; opcode < 256; opcode++) {
+		unsigned int hdrs = roce_opcode_hdrs(opcode);
+		u32 payload = hdrs & ROCE_HDR_PAYLOAD ? 37 : 0;
+		struct roce_pkt in = sample(opcode, payload), out;
+		u8 buf[256] = {};
+		unsigned int len;
+
+		if (!hdrs) {
+			buf[0] = opcode;
+			EXPECT(roce_parse(&out, buf, sizeof(buf)) == ROCE_ERR_OPCODE,
+			       "opcode 0x%02x accepted", opcode);
+			continue;
+		}
+		known++;
+		len = roce_build(buf, &in);
+		EXPECT(len == roce_hdr_len(opcode), "opcode 0x%02x: %u", opcode, len);
+		len += payload + in.pad + ROCE_ICRC_LEN;
+		EXPECT(roce_parse(&out, buf, len) == ROCE_OK, "opcode 0x%02x", opcode);
+		EXPECT(same_fields(&in, &out, hdrs), "opcode 0x%02x fields", opcode);
+		/* Every shorter packet is refused, never read past. */
+		for (unsigned int n = 0; n < len - payload - in.pad; n++)
+			EXPECT(roce_parse(&out, buf, n) != ROCE_OK,
+			       "opcode 0x%02x truncated to %u", opcode, n);
+	}
+	/* RC 25 operations, UC 12, UD 2. */
+	EXPECT(known == 39, "%d opcodes known", known);
+	printf("# %d opcodes: build/parse round trip, every truncation refused\n", known);
+}
+
+static void test_malformed(void)
+{
+	struct roce_pkt pkt = sample(ROCE_UD | ROCE_SEND_ONLY, 0), out;
+	u8 buf[64] = {};
+	unsigned int len = roce_build(buf, &pkt) + ROCE_ICRC_LEN;
+
+	buf[1] |= 0x01;				/* TVer 1 */
+	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_VERSION, "TVer");
+	buf[1] &= ~0x0f;
+	buf[1] |= 0x30;				/* pad 3, no payload */
+	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_PAD, "pad > payload");
+
+	pkt = sample(ROCE_RC | ROCE_ACK, 0);
+	len = roce_build(buf, &pkt) + ROCE_ICRC_LEN;
+	EXPECT(roce_parse(&out, buf, len + 4) != ROCE_OK, "payload on an ACK");
+	buf[1] |= 0x10;
+	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_PAD, "pad on an ACK");
+	EXPECT(!roce_opcode_hdrs(ROCE_UC | ROCE_READ_REQ), "UC READ");
+	EXPECT(!roce_opcode_hdrs(ROCE_UD | ROCE_WRITE_ONLY), "UD WRITE");
+	EXPECT(!roce_opcode_hdrs(0x40 | ROCE_SEND_ONLY), "RD");
+	printf("# TVer, pad, payload on ACK, opcodes of the wrong transport: refused\n");
+}
+
+static void test_psn(void)
+{
+	EXPECT(roce_psn_diff(0, 0xffffff) == 1, "wrap forward");
+	EXPECT(roce_psn_diff(0xffffff, 0) == -1, "wrap back");
+	EXPECT(roce_psn_diff(0x7fffff, 0) == 0x7fffff, "half");
+	EXPECT(roce_psn_diff(0x800000, 0) == -0x800000, "half + 1");
+	EXPECT(roce_psn_add(0xfffffe, 3) == 1, "add");
+	printf("# PSN arithmetic with 24-bit wrap\n");
+}
+
+static int unhex(const char *s, u8 *buf, int max)
+{
+	int n = 0;
+	unsigned int b;
+
+	while (n < max && sscanf(s + 2 * n, "%2x", &b) == 1)
+		buf[n++] = b;
+	return n;
+}
+
+/* Packets from icrc_vectors.py: the ICRC matches, and any flipped bit not. */
+static void test_icrc_vectors(void)
+{
+	char line[4096];
+	int count = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		u8 pkt[2048];
+		int version = line[0] - '0';
+		int len = unhex(line + 2, pkt, sizeof(pkt));
+		int ip_len = version == 6 ? 40 : 20;
+		const u8 *udp = pkt + ip_len;
+		u32 udp_len = len - ip_len;
+		struct roce_pkt out;
+
+		EXPECT(roce_parse(&out, udp + 8, udp_len - 8) == ROCE_OK,
+		       "vector %d parses", count);
+		EXPECT(roce_icrc_ok(pkt, version == 6, udp, udp_len),
+		       "vector %d: ICRC", count);
+		pkt[len - 5] ^= 0x01;
+		EXPECT(!roce_icrc_ok(pkt, version == 6, udp, udp_len),
+		       "vector %d: flipped bit accepted", count);
+		count++;
+	}
+	EXPECT(count >= 100, "%d vectors", count);
+	printf("# ICRC of %d packets built by zlib (IPv4 and IPv6) matches\n", count);
+}
+
+int main(void)
+{
+	test_round_trips();
+	test_malformed();
+	test_psn();
+	test_icrc_vectors();
+	return failures ? 1 : 0;
+}
