@@ -179,6 +179,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
+	if (sdev->netsock)
+		softrma_net_put(sdev->netsock);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -284,6 +286,11 @@ struct softrma_dev *softrma_dev_create(const char *name,
 	if (!sdev)
 		return ERR_PTR(-ENOMEM);
 	softrma_init_ib_dev(sdev, ndev);
+	sdev->netsock = softrma_net_get(dev_net(ndev));
+	if (!sdev->netsock) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 
 	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SOFTRMA_PORT);
 	if (err)

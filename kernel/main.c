@@ -69,27 +69,48 @@ void softrma_list_del(struct softrma_dev *sdev)
 	mutex_unlock(&softrma_devices_lock);
 }
 
+/* The softrma device of this host whose port has @gid; devices lock held. */
+static struct softrma_dev *softrma_find_by_gid_locked(const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+	struct softrma_dev *sdev;
+
+	lockdep_assert_held(&softrma_devices_lock);
+	list_for_each_entry(sdev, &softrma_devices, list) {
+		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     SOFTRMA_PORT, NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			return sdev;
+		}
+	}
+	return NULL;
+}
+
+bool softrma_gid_is_local(const union ib_gid *gid)
+{
+	bool local;
+
+	mutex_lock(&softrma_devices_lock);
+	local = softrma_find_by_gid_locked(gid);
+	mutex_unlock(&softrma_devices_lock);
+	return local;
+}
+
 /*
  * The QP numbered @qpn on the softrma device of this host that owns @gid,
  * with a reference; NULL if there is none.
  */
 struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn)
 {
-	const struct ib_gid_attr *attr;
 	struct softrma_qp *qp = NULL;
 	struct softrma_dev *sdev;
 
 	mutex_lock(&softrma_devices_lock);
-	list_for_each_entry(sdev, &softrma_devices, list) {
-		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     SOFTRMA_PORT, NULL);
-		if (IS_ERR(attr))
-			continue;
-		rdma_put_gid_attr(attr);
+	sdev = softrma_find_by_gid_locked(gid);
+	if (sdev)
 		qp = softrma_qp_get(sdev, qpn);
-		break;
-	}
 	mutex_unlock(&softrma_devices_lock);
 	return qp;
 }
@@ -196,9 +217,14 @@ static int __init softrma_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&softrma_netdev_nb);
+	err = softrma_net_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&softrma_netdev_nb);
+	if (err) {
+		softrma_net_cleanup();
+		return err;
+	}
 	rdma_link_register(&softrma_link_ops);
 	return 0;
 }
@@ -208,6 +234,7 @@ static void __exit softrma_exit(void)
 	rdma_link_unregister(&softrma_link_ops);
 	softrma_unregister_all();
 	unregister_netdevice_notifier(&softrma_netdev_nb);
+	softrma_net_cleanup();
 }
 
 module_init(softrma_init);

@@ -95,27 +95,21 @@ static int softrma_post_kernel_send(struct softrma_qp *qp,
 				    const struct ib_send_wr *wr,
 				    const struct ib_send_wr **bad_wr)
 {
-	struct softrma_queue *q = &qp->sq;
-	enum ib_qp_state state;
+	struct softrma_sqe *sqe;
 	unsigned long flags;
-	u32 prod;
 	int err = 0;
 
-	state = softrma_qp_state(qp);
-	if (state < IB_QPS_RTS) {
+	if (softrma_qp_state(qp) < IB_QPS_RTS) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->post_lock, flags);
-	for (prod = q->hdr->producer; wr; wr = wr->next, prod++) {
-		if (prod - READ_ONCE(q->hdr->consumer) >= q->num) {
-			err = -ENOMEM;
-			break;
-		}
-		err = softrma_sqe_build(qp, softrma_queue_entry(q, prod), wr);
+	for (; wr; wr = wr->next) {
+		sqe = softrma_kqueue_next(&qp->sq);
+		err = sqe ? softrma_sqe_build(qp, sqe, wr) : -ENOMEM;
 		if (err)
 			break;
-		smp_store_release(&q->hdr->producer, prod + 1);
+		softrma_kqueue_publish(&qp->sq);
 	}
 	spin_unlock_irqrestore(&qp->post_lock, flags);
 	if (err)
@@ -143,6 +137,17 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+static int softrma_rqe_build(struct softrma_qp *qp, struct softrma_rqe *rqe,
+			     const struct ib_recv_wr *wr)
+{
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge)
+		return -EINVAL;
+	rqe->wr_id = wr->wr_id;
+	rqe->num_sge = wr->num_sge;
+	softrma_sge_copy(rqe->sge, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
 /*
  * User QPs post receives into their rings with no system call.  Kernel QPs
  * post here; in the error state a receive is flushed at once, as
@@ -152,33 +157,22 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
 	struct softrma_qp *qp = to_sqp(ibqp);
-	struct softrma_queue *q = &qp->rq;
+	enum ib_qp_state state = softrma_qp_state(qp);
 	struct softrma_rqe *rqe;
-	enum ib_qp_state state;
 	unsigned long flags;
-	u32 prod;
 	int err = 0;
 
-	state = softrma_qp_state(qp);
 	if (!softrma_qp_is_kernel(qp) || ibqp->srq || state == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->post_lock, flags);
-	for (prod = q->hdr->producer; wr; wr = wr->next, prod++) {
-		if (prod - READ_ONCE(q->hdr->consumer) >= q->num) {
-			err = -ENOMEM;
+	for (; wr; wr = wr->next) {
+		rqe = softrma_kqueue_next(&qp->rq);
+		err = rqe ? softrma_rqe_build(qp, rqe, wr) : -ENOMEM;
+		if (err)
 			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge) {
-			err = -EINVAL;
-			break;
-		}
-		rqe = softrma_queue_entry(q, prod);
-		rqe->wr_id = wr->wr_id;
-		rqe->num_sge = wr->num_sge;
-		softrma_sge_copy(rqe->sge, wr->sg_list, wr->num_sge);
-		smp_store_release(&q->hdr->producer, prod + 1);
+		softrma_kqueue_publish(&qp->rq);
 	}
 	spin_unlock_irqrestore(&qp->post_lock, flags);
 	if (err)

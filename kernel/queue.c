@@ -15,7 +15,7 @@ struct softrma_mmap_entry {
 
 static size_t softrma_queue_bytes(u32 num, u32 stride)
 {
-	return PAGE_ALIGN(sizeof(struct softrma_ring_hdr) + (size_t)num * stride);
+	return PAGE_ALIGN(SOFTRMA_RING_BYTES(num, stride));
 }
 
 int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,

@@ -63,6 +63,24 @@ static inline bool softrma_queue_empty(struct softrma_queue *q)
 	return READ_ONCE(q->hdr->consumer) == q->index;
 }
 
+/*
+ * Rings of kernel QPs, whose producer is kernel code too: the entry to fill
+ * next, or NULL when the ring is full; then publish it.  Posters serialise.
+ */
+static inline void *softrma_kqueue_next(struct softrma_queue *q)
+{
+	u32 prod = q->hdr->producer;
+
+	if (prod - READ_ONCE(q->hdr->consumer) >= q->num)
+		return NULL;
+	return softrma_queue_entry(q, prod);
+}
+
+static inline void softrma_kqueue_publish(struct softrma_queue *q)
+{
+	smp_store_release(&q->hdr->producer, q->hdr->producer + 1);
+}
+
 int softrma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void softrma_mmap_free(struct rdma_user_mmap_entry *rentry);
 

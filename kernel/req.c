@@ -146,11 +146,19 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* Hands @req to the QP it is addressed to on this host and waits for the answer. */
-static enum softrma_resp_result softrma_req_transmit(struct softrma_req *req)
+/*
+ * Hands @req to the QP it is addressed to and waits for the answer: on this
+ * host directly, elsewhere (datagrams, so far) in a packet.
+ */
+static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
+						     struct softrma_req *req)
 {
 	enum softrma_resp_result res;
 	struct softrma_qp *peer;
+
+	if (softrma_qp_is_ud(qp) && softrma_net_wanted(req->dgid))
+		return softrma_net_xmit_datagram(qp, req) ?
+			SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
 
 	peer = softrma_find_qp(req->dgid, req->dest_qpn);
 	if (!peer)
@@ -193,7 +201,7 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	if (status != IB_WC_SUCCESS)
 		return status;
 	*length = req.length;
-	res = softrma_req_transmit(&req);
+	res = softrma_req_transmit(qp, &req);
 	softrma_sgl_release(&qp->req_sgl);
 	/* Datagrams are unacknowledged: sent is done. */
 	if (softrma_qp_is_ud(qp))

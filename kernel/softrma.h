@@ -77,6 +77,7 @@ struct softrma_dev {
 	u32 qp_next;
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
+	struct softrma_netsock *netsock;	/* the UDP socket of its netns */
 };
 
 struct softrma_ucontext {
@@ -247,6 +248,15 @@ static inline struct softrma_dev *to_sdev(struct ib_device *ibdev)
 /* main.c: the device list */
 void softrma_list_del(struct softrma_dev *sdev);
 struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn);
+bool softrma_gid_is_local(const union ib_gid *gid);
+
+/* net.c: RoCEv2 packets */
+int softrma_net_init(void);
+void softrma_net_cleanup(void);
+struct softrma_netsock *softrma_net_get(struct net *net);
+void softrma_net_put(struct softrma_netsock *ns);
+bool softrma_net_wanted(const union ib_gid *dgid);
+bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req);
 
 /* device.c */
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);

@@ -34,6 +34,8 @@ expect_eq() {
 
 load_softrma() {
 	modprobe ib_uverbs || fail "modprobe ib_uverbs"
+	# insmod resolves no dependencies: load what softrma.ko needs first.
+	for m in udp_tunnel ip6_udp_tunnel; do modprobe $m || fail "modprobe $m"; done
 	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" || fail "insmod $SOFTRMA_KO"
 }
 
@@ -56,6 +58,45 @@ add_dummy() {
 	ip link add "$1" type dummy || fail "ip link add $1"
 	ip link set "$1" up || fail "ip link set $1 up"
 	[ -z "${2:-}" ] || ip addr add "$2" dev "$1" || fail "ip addr add $2"
+}
+
+# add_softrma0: softrma loaded, and softrma0 up on dummy d0 (10.9.0.1/24)
+# with its IPv4 GID in the table.
+add_softrma0() {
+	load_softrma
+	add_dummy d0 10.9.0.1/24
+	rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
+	wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+}
+
+# wire_up a|b: eth0 up on the two-guest link (selftests/wire/pair) with
+# 10.10.0.1 (a) or 10.10.0.2 (b); waits up to 60 s for the other guest.
+wire_up() {
+	case $1 in a) me=1 peer=2 ;; b) me=2 peer=1 ;; *) fail "wire_up a|b" ;; esac
+	modprobe virtio_net || fail "modprobe virtio_net"
+	for _ in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+	ip addr add "10.10.0.$me/24" dev eth0 || fail "no eth0"
+	ip link set eth0 up
+	WIRE_ME=10.10.0.$me WIRE_PEER=10.10.0.$peer
+	for _ in $(seq 60); do
+		ping -c 1 -W 1 "$WIRE_PEER" >/dev/null 2>&1 && return 0
+	done
+	fail "the other guest ($WIRE_PEER) does not answer"
+}
+
+# gid_index DEV IPV4: the index of DEV's RoCE v2 GID for IPV4.
+gid_index() {
+	ibv_devinfo -v -d "$1" |
+		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:$2, RoCE v2.*/\1/p"
+}
+
+# retry SECONDS CMD...: CMD until it succeeds (a server may not listen yet).
+retry() {
+	end=$(($(date +%s) + $1)); shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 1
+	done
 }
 
 # The EUI-64 node GUID that a netdev's MAC gives, as ibv_devices prints it.

@@ -27,6 +27,7 @@ device/ud_ops.sh
 device/ext_api.sh
 device/big_msg.sh
 device/rdma_cm.sh
+device/ud_wire.sh
 device/kill_peer.sh
 device/unload_busy.sh
 device/install.sh

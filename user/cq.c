@@ -18,8 +18,7 @@ int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 
 	if (!num || (num & (num - 1)))
 		return EINVAL;
-	ring->map_len = (sizeof(struct softrma_ring_hdr) + (size_t)num * stride +
-			 page - 1) & ~(page - 1);
+	ring->map_len = (SOFTRMA_RING_BYTES(num, stride) + page - 1) & ~(page - 1);
 	ring->map = mmap(NULL, ring->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 cmd_fd, key);
 	if (ring->map == MAP_FAILED)

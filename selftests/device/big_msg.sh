@@ -6,8 +6,5 @@
 
 avail=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
 [ "$avail" -ge 4800000 ] || skip "needs 4.8 GB of free memory, the guest has $avail kB"
-load_softrma
-add_dummy d0 10.9.0.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+add_softrma0
 "$SOFTRMA_BIN/big_msg" softrma0 10.9.0.1 || fail "big_msg"

@@ -9,11 +9,8 @@
 # that softrma unloads.
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
-add_dummy d0 10.9.0.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+add_softrma0
 
 # With rdma_cm the passive side's final exchange waits on an RDMA receive,
 # so there both sides write (-b): each is a writer whose peer can vanish.

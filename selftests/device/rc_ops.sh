@@ -4,8 +4,5 @@
 # unaligned transfers, every error status, garbage in the shared SQ ring).
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
-add_dummy d0 10.9.0.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+add_softrma0
 "$SOFTRMA_BIN/rc_ops" softrma0 10.9.0.1 || fail "rc_ops"

@@ -7,11 +7,8 @@
 # RC opcode through rdma_cm.
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
-add_dummy d0 10.9.0.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+add_softrma0
 expect_eq "GSI QP" "$(rdma resource show qp link softrma0/1 | grep -c 'lqpn 1 type GSI state RTS')" 1
 
 # pair NAME SERVER_CMD CLIENT_CMD: both sides must succeed.

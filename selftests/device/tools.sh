@@ -5,10 +5,7 @@
 # perftest -R (rdma_cm) runs in rdma_cm.sh.
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
-add_dummy d0 10.9.0.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
+add_softrma0
 
 # pair NAME SERVER_CMD... -- CLIENT_ARGS...: both sides must succeed.
 pair() {

@@ -32,6 +32,10 @@ struct softrma_ring_hdr {
 	__u32 reserved1[15];
 };
 
+/* Bytes a ring of @num entries of @stride bytes spans, before page rounding. */
+#define SOFTRMA_RING_BYTES(num, stride) \
+	(sizeof(struct softrma_ring_hdr) + (__u64)(num) * (stride))
+
 struct softrma_sge {
 	__aligned_u64 addr;
 	__u32 length;

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RoCEv2 on the wire: the UDP socket on port 4791, transmit and receive.
+ *
+ * Each network namespace with softrma devices gets one socket, opened with
+ * its first device and closed with its last (or when the namespace goes).
+ * Only receiving needs it; when the port is taken (rdma_rxe binds it in
+ * init_net) the devices still work, locally and for sending.
+ *
+ * Transmit builds the IP and UDP headers here, so that the ICRC covers the
+ * headers as they go out, and hands the packet to ip_local_out().  Receive
+ * takes packets from the socket in softirq context and processes them from a
+ * work item, because the responder sleeps.
+ *
+ * This is the datagram (UD, GSI) part of the transport, over IPv4 and IPv6.
+ */
+
+#include <linux/hash.h>
+#include <linux/ip.h>
+#include <linux/module.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "proto/roce.h"
+#include "softrma.h"
+
+struct softrma_netsock {
+	struct list_head list;		/* on softrma_netsocks */
+	refcount_t ref;			/* one per device */
+	struct net *net;		/* not held: the socket goes with it */
+	struct socket *sock4;		/* NULL: port taken, or the net is gone */
+	struct socket *sock6;
+	struct sk_buff_head rxq;
+	struct work_struct rx_work;
+};
+
+static bool force_wire;
+module_param(force_wire, bool, 0644);
+MODULE_PARM_DESC(force_wire,
+		 "send on the wire even to destinations on this host (testing)");
+
+static LIST_HEAD(softrma_netsocks);
+static DEFINE_MUTEX(softrma_netsocks_lock);
+
+/* Bytes in front of the RoCE headers of a packet we build. */
+#define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+static void softrma_net_rx_one(struct sk_buff *skb);
+
+static void softrma_net_rx_work(struct work_struct *work)
+{
+	struct softrma_netsock *ns = container_of(work, struct softrma_netsock,
+						  rx_work);
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&ns->rxq))) {
+		softrma_net_rx_one(skb);
+		kfree_skb(skb);
+		cond_resched();
+	}
+}
+
+/* Softirq: keep the packet for the work item. */
+static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
+
+	if (!ns) {
+		kfree_skb(skb);
+		return 0;
+	}
+	skb_queue_tail(&ns->rxq, skb);
+	queue_work(system_unbound_wq, &ns->rx_work);
+	return 0;
+}
+
+static struct socket *softrma_net_open(struct softrma_netsock *ns, int family)
+{
+	struct udp_port_cfg port = {
+		.family = family,
+		.local_ip6 = IN6ADDR_ANY_INIT,
+		.ipv6_v6only = 1,
+		.local_udp_port = htons(ROCE_UDP_PORT),
+	};
+	struct udp_tunnel_sock_cfg cfg = {
+		.sk_user_data = ns,
+		.encap_type = 1,
+		.encap_rcv = softrma_net_encap_rcv,
+	};
+	struct socket *sock;
+	int err;
+
+	err = udp_sock_create(ns->net, &port, &sock);
+	if (err) {
+		pr_info("softrma: UDP port %u (IPv%d) is taken (rdma_rxe?): no RoCEv2 receive in this namespace\n",
+			ROCE_UDP_PORT, family == AF_INET ? 4 : 6);
+		return NULL;
+	}
+	setup_udp_tunnel_sock(ns->net, sock, &cfg);
+	return sock;
+}
+
+/* Closes the socket, then lets no packet of it be processed any more. */
+static void softrma_net_close(struct softrma_netsock *ns)
+{
+	if (ns->sock4)
+		udp_tunnel_sock_release(ns->sock4);
+	if (ns->sock6)
+		udp_tunnel_sock_release(ns->sock6);
+	ns->sock4 = NULL;
+	ns->sock6 = NULL;
+	synchronize_rcu();
+	cancel_work_sync(&ns->rx_work);
+	skb_queue_purge(&ns->rxq);
+}
+
+struct softrma_netsock *softrma_net_get(struct net *net)
+{
+	struct softrma_netsock *ns;
+
+	mutex_lock(&softrma_netsocks_lock);
+	list_for_each_entry(ns, &softrma_netsocks, list)
+		if (ns->net == net) {
+			refcount_inc(&ns->ref);
+			goto out;
+		}
+	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
+	if (ns) {
+		refcount_set(&ns->ref, 1);
+		ns->net = net;
+		skb_queue_head_init(&ns->rxq);
+		INIT_WORK(&ns->rx_work, softrma_net_rx_work);
+		ns->sock4 = softrma_net_open(ns, AF_INET);
+		ns->sock6 = softrma_net_open(ns, AF_INET6);
+		list_add(&ns->list, &softrma_netsocks);
+	}
+out:
+	mutex_unlock(&softrma_netsocks_lock);
+	return ns;
+}
+
+void softrma_net_put(struct softrma_netsock *ns)
+{
+	mutex_lock(&softrma_netsocks_lock);
+	if (refcount_dec_and_test(&ns->ref)) {
+		list_del(&ns->list);
+		softrma_net_close(ns);
+		kfree(ns);
+	}
+	mutex_unlock(&softrma_netsocks_lock);
+}
+
+/* A namespace that goes takes its socket; devices still in it keep @ns. */
+static void __net_exit softrma_net_exit(struct net *net)
+{
+	struct softrma_netsock *ns;
+
+	mutex_lock(&softrma_netsocks_lock);
+	list_for_each_entry(ns, &softrma_netsocks, list)
+		if (ns->net == net) {
+			softrma_net_close(ns);
+			ns->net = NULL;
+		}
+	mutex_unlock(&softrma_netsocks_lock);
+}
+
+static struct pernet_operations softrma_net_ops = {
+	.exit = softrma_net_exit,
+};
+
+int softrma_net_init(void)
+{
+	return register_pernet_subsys(&softrma_net_ops);
+}
+
+void softrma_net_cleanup(void)
+{
+	unregister_pernet_subsys(&softrma_net_ops);
+}
+
+/* UDP source port: entropy for ECMP from the QPN, as rxe does. */
+static __be16 softrma_net_sport(u32 qpn)
+{
+	return htons(0xc000 | (hash_32(qpn, 14) & 0x3fff));
+}
+
+static void softrma_net_push_udp(struct sk_buff *skb, u32 src_qpn)
+{
+	struct udphdr *uh = skb_push(skb, sizeof(*uh));
+
+	skb_reset_transport_header(skb);
+	uh->source = softrma_net_sport(src_qpn);
+	uh->dest = htons(ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;			/* RoCEv2 sends no UDP checksum */
+}
+
+static bool softrma_gid_is_ipv4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+static struct dst_entry *softrma_net_route4(struct net *net,
+					    const struct softrma_av *av,
+					    struct flowi4 *fl)
+{
+	struct rtable *rt;
+
+	memcpy(&fl->saddr, &av->sgid.raw[12], sizeof(fl->saddr));
+	memcpy(&fl->daddr, &av->dgid.raw[12], sizeof(fl->daddr));
+	fl->flowi4_proto = IPPROTO_UDP;
+	rt = ip_route_output_key(net, fl);
+	return IS_ERR(rt) ? NULL : &rt->dst;
+}
+
+static struct dst_entry *softrma_net_route6(struct net *net,
+					    struct net_device *ndev,
+					    const struct softrma_av *av,
+					    struct flowi6 *fl)
+{
+	struct dst_entry *dst;
+
+	memcpy(&fl->saddr, av->sgid.raw, sizeof(fl->saddr));
+	memcpy(&fl->daddr, av->dgid.raw, sizeof(fl->daddr));
+	fl->flowi6_proto = IPPROTO_UDP;
+	fl->flowi6_oif = ndev->ifindex;		/* link-local GIDs */
+	dst = ip6_dst_lookup_flow(net, NULL, fl, NULL);
+	return IS_ERR(dst) ? NULL : dst;
+}
+
+static void softrma_net_push_ipv4(struct sk_buff *skb, struct net *net,
+				  const struct softrma_av *av,
+				  const struct flowi4 *fl)
+{
+	struct iphdr *iph = skb_push(skb, sizeof(*iph));
+
+	skb_reset_network_header(skb);
+	*iph = (struct iphdr) {
+		.version = 4,
+		.ihl = sizeof(*iph) / 4,
+		.tos = av->traffic_class,
+		.tot_len = htons(skb->len),
+		.frag_off = htons(IP_DF),
+		.ttl = av->hop_limit,
+		.protocol = IPPROTO_UDP,
+		.saddr = fl->saddr,
+		.daddr = fl->daddr,
+	};
+	__ip_select_ident(net, iph, 1);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+}
+
+static void softrma_net_push_ipv6(struct sk_buff *skb,
+				  const struct softrma_av *av,
+				  const struct flowi6 *fl)
+{
+	struct ipv6hdr *ip6h = skb_push(skb, sizeof(*ip6h));
+
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit;
+	ip6h->saddr = fl->saddr;
+	ip6h->daddr = fl->daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+}
+
+/* Fills the ICRC, the last 4 bytes of the finished IP packet. */
+static void softrma_net_set_icrc(struct sk_buff *skb, bool ipv6)
+{
+	u32 icrc = roce_icrc(skb_network_header(skb), ipv6,
+			     skb_transport_header(skb),
+			     skb->len - skb_network_header_len(skb));
+	u8 *p = skb_tail_pointer(skb) - ROCE_ICRC_LEN;
+
+	/* Little-endian on the wire. */
+	p[0] = icrc;
+	p[1] = icrc >> 8;
+	p[2] = icrc >> 16;
+	p[3] = icrc >> 24;
+}
+
+/* True when a packet to @dgid goes on the wire, not to a local device. */
+bool softrma_net_wanted(const union ib_gid *dgid)
+{
+	return READ_ONCE(force_wire) || !softrma_gid_is_local(dgid);
+}
+
+/* The RoCE headers, payload, pad and room for the ICRC of @req. */
+static struct sk_buff *softrma_net_build(struct dst_entry *dst,
+					 const struct roce_pkt *pkt,
+					 const struct softrma_req *req)
+{
+	unsigned int hdr_len = roce_hdr_len(pkt->opcode);
+	unsigned int headroom = LL_RESERVED_SPACE(dst->dev) +
+				SOFTRMA_NET_HEADROOM;
+	struct softrma_sgl payload;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(headroom + hdr_len + req->length + pkt->pad +
+			ROCE_ICRC_LEN, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	roce_build(skb_put(skb, hdr_len), pkt);
+	softrma_sgl_init_kbuf(&payload, skb_put(skb, req->length), req->length);
+	softrma_sgl_copy(&payload, req->local, req->length);
+	memset(skb_put(skb, pkt->pad), 0, pkt->pad);
+	skb_put(skb, ROCE_ICRC_LEN);		/* the lengths include it */
+	return skb;
+}
+
+/*
+ * Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet.  Returns
+ * false when it cannot go out (no route, no memory).
+ */
+bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+{
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct softrma_av *av = req->av;
+	struct net *net = dev_net(sdev->netdev);
+	bool ipv4 = softrma_gid_is_ipv4(&av->sgid);
+	struct roce_pkt pkt = {
+		.opcode = ROCE_UD | (req->opcode == IB_WR_SEND_WITH_IMM ?
+				     ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
+		.se = req->send_flags & IB_SEND_SOLICITED,
+		.pad = roce_pad(req->length),
+		.pkey = ROCE_DEFAULT_PKEY,
+		.dqpn = req->dest_qpn,
+		.psn = qp->attr.sq_psn,
+		.qkey = req->qkey,
+		.sqpn = req->src_qpn,
+		.imm = req->imm_data,
+	};
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+	struct flowi4 fl4 = {};
+	struct flowi6 fl6 = {};
+
+	if (ipv4 != softrma_gid_is_ipv4(&av->dgid))
+		return false;
+	dst = ipv4 ? softrma_net_route4(net, av, &fl4) :
+		     softrma_net_route6(net, sdev->netdev, av, &fl6);
+	if (!dst)
+		return false;
+	skb = softrma_net_build(dst, &pkt, req);
+	if (!skb) {
+		dst_release(dst);
+		return false;
+	}
+	qp->attr.sq_psn = roce_psn_add(qp->attr.sq_psn, 1);
+
+	softrma_net_push_udp(skb, req->src_qpn);
+	if (ipv4)
+		softrma_net_push_ipv4(skb, net, av, &fl4);
+	else
+		softrma_net_push_ipv6(skb, av, &fl6);
+	softrma_net_set_icrc(skb, !ipv4);
+	skb_dst_set(skb, dst);
+	return (ipv4 ? ip_local_out(net, NULL, skb) :
+		       ip6_local_out(net, NULL, skb)) >= 0;
+}
+
+/* A datagram from the wire, to the responder of the QP it names. */
+static void softrma_net_rx_datagram(const struct roce_pkt *pkt,
+				    struct softrma_av *av, u8 *payload)
+{
+	struct softrma_req req = {
+		.opcode = (pkt->opcode & 0x1f) == ROCE_SEND_ONLY_IMM ?
+			  IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+		.send_flags = pkt->se ? IB_SEND_SOLICITED : 0,
+		.imm_data = pkt->imm,
+		.src_qpn = pkt->sqpn,
+		.dest_qpn = pkt->dqpn,
+		.dgid = &av->dgid,
+		.av = av,
+		.qkey = pkt->qkey,
+		.length = pkt->payload_len,
+	};
+	struct softrma_sgl sgl;
+	struct softrma_qp *qp;
+
+	qp = softrma_find_qp(&av->dgid, pkt->dqpn);
+	if (!qp)
+		return;
+	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
+	req.local = &sgl;
+	softrma_resp_execute(qp, &req);
+	softrma_qp_put(qp);
+}
+
+/* The addresses of an IPv4 or IPv6 packet as GIDs; false if not RoCEv2. */
+static bool softrma_net_rx_addrs(struct sk_buff *skb, struct softrma_av *av)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		if (iph->ihl != sizeof(*iph) / 4)
+			return false;		/* IP options: not RoCEv2 */
+		ipv6_addr_set_v4mapped(iph->saddr, (struct in6_addr *)av->sgid.raw);
+		ipv6_addr_set_v4mapped(iph->daddr, (struct in6_addr *)av->dgid.raw);
+		av->traffic_class = iph->tos;
+		av->hop_limit = iph->ttl;
+		return true;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		if (ip6h->nexthdr != IPPROTO_UDP)
+			return false;		/* extension headers */
+		memcpy(av->sgid.raw, &ip6h->saddr, sizeof(av->sgid));
+		memcpy(av->dgid.raw, &ip6h->daddr, sizeof(av->dgid));
+		av->traffic_class = ip6_tclass(ip6_flowinfo(ip6h));
+		av->flow_label = be32_to_cpu(ip6_flowlabel(ip6h));
+		av->hop_limit = ip6h->hop_limit;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One received packet: lengths first, the ICRC, the transport headers, then
+ * the transport.  Anything wrong is dropped.
+ */
+static void softrma_net_rx_one(struct sk_buff *skb)
+{
+	struct softrma_av av = {};
+	struct roce_pkt pkt;
+	struct udphdr *uh;
+	u32 udp_len;
+
+	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
+		return;
+	uh = udp_hdr(skb);
+	udp_len = ntohs(uh->len);
+	if (udp_len < sizeof(*uh) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
+	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
+		return;
+	if (!roce_icrc_ok(skb_network_header(skb),
+			  skb->protocol == htons(ETH_P_IPV6),
+			  (const u8 *)uh, udp_len))
+		return;
+	if (roce_parse(&pkt, (u8 *)(uh + 1), udp_len - sizeof(*uh)) != ROCE_OK)
+		return;
+	if ((pkt.opcode & 0xe0) == ROCE_UD)
+		softrma_net_rx_datagram(&pkt, &av, (u8 *)(uh + 1) +
+					roce_hdr_len(pkt.opcode));
+}

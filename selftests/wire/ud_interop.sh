@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest side of selftests/wire/pair: softrma on guest a, rdma_rxe on guest b,
+# UD over the link in both directions (ibv_ud_pingpong, server on a then on
+# b).  Guest a captures the packets of both sides and checks every ICRC with
+# zlib and with kernel/proto.
+. "$(dirname "$0")/../lib.sh"
+
+role=$1
+wire_up "$role"
+if [ "$role" = a ]; then
+	load_softrma
+	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
+else
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
+fi
+wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
+gid=$(gid_index dev0 "$WIRE_ME")
+pp="ibv_ud_pingpong -d dev0 -g $gid -n 200 -s 1024"
+
+server() {
+	timeout 60 $pp > /tmp/server.log 2>&1 ||
+		fail "$1 ibv_ud_pingpong server: $(tail -n 3 /tmp/server.log)"
+	info "$1 server: $(tail -n 1 /tmp/server.log)"
+}
+
+client() {
+	retry 60 timeout 60 $pp "$WIRE_PEER" > /tmp/client.log 2>&1 ||
+		fail "$1 ibv_ud_pingpong client: $(tail -n 3 /tmp/client.log)"
+	info "$1 client: $(tail -n 1 /tmp/client.log)"
+}
+
+if [ "$role" = a ]; then
+	python3 selftests/wire/capture.py eth0 100 60 > /tmp/capture.txt &
+	cap=$!
+	server softrma
+	wait "$cap" || fail "capture: an ICRC is wrong, or too few packets"
+	selftests/proto/bin/roce_test --capture 100 < /tmp/capture.txt ||
+		fail "kernel/proto disagrees with an ICRC"
+	client softrma
+else
+	client rxe
+	server rxe
+fi
