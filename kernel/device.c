@@ -205,6 +205,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SOFTRMA_ABI_VERSION,
 
+	.alloc_hw_port_stats = softrma_alloc_hw_port_stats,
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
 	.create_ah = softrma_create_ah,
@@ -224,6 +225,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.get_dev_fw_str = softrma_get_fw_str,
 	.get_dma_mr = softrma_get_dma_mr,
+	.get_hw_stats = softrma_get_hw_stats,
 	.get_link_layer = softrma_get_link_layer,
 	.get_port_immutable = softrma_get_port_immutable,
 	.mmap = softrma_mmap,

@@ -98,6 +98,19 @@ bool softrma_gid_is_local(const union ib_gid *gid)
 	return local;
 }
 
+/* The device of this host that owns @gid, with a registration reference. */
+struct softrma_dev *softrma_get_dev_by_gid(const union ib_gid *gid)
+{
+	struct softrma_dev *sdev;
+
+	mutex_lock(&softrma_devices_lock);
+	sdev = softrma_find_by_gid_locked(gid);
+	if (sdev && !ib_device_try_get(&sdev->ib_dev))
+		sdev = NULL;
+	mutex_unlock(&softrma_devices_lock);
+	return sdev;
+}
+
 /*
  * The QP numbered @qpn on the softrma device of this host that owns @gid,
  * with a reference; NULL if there is none.

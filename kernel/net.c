@@ -318,11 +318,9 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	return skb;
 }
 
-/*
- * Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet.  Returns
- * false when it cannot go out (no route, no memory).
- */
-bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+/* The packet of @req, on its way; false when it cannot go out. */
+static bool softrma_net_send_datagram(struct softrma_qp *qp,
+				      struct softrma_req *req)
 {
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct softrma_av *av = req->av;
@@ -369,9 +367,26 @@ bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
 		       ip6_local_out(net, NULL, skb)) >= 0;
 }
 
-/* A datagram from the wire, to the responder of the QP it names. */
-static void softrma_net_rx_datagram(const struct roce_pkt *pkt,
-				    struct softrma_av *av, u8 *payload)
+/*
+ * Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet.  Returns
+ * false when it cannot go out (no route, no memory).
+ */
+bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+{
+	bool sent = softrma_net_send_datagram(qp, req);
+
+	softrma_count(to_sdev(qp->ibqp.device),
+		      sent ? SOFTRMA_CNT_SENT_PKTS : SOFTRMA_CNT_SEND_ERR);
+	return sent;
+}
+
+/*
+ * A datagram from the wire, to the responder of the QP of @sdev it names.
+ * Returns the counter of a drop, or SOFTRMA_CNT_NUM.
+ */
+static int softrma_net_rx_datagram(struct softrma_dev *sdev,
+				   const struct roce_pkt *pkt,
+				   struct softrma_av *av, u8 *payload)
 {
 	struct softrma_req req = {
 		.opcode = (pkt->opcode & 0x1f) == ROCE_SEND_ONLY_IMM ?
@@ -388,13 +403,14 @@ static void softrma_net_rx_datagram(const struct roce_pkt *pkt,
 	struct softrma_sgl sgl;
 	struct softrma_qp *qp;
 
-	qp = softrma_find_qp(&av->dgid, pkt->dqpn);
+	qp = softrma_qp_get(sdev, pkt->dqpn);
 	if (!qp)
-		return;
+		return SOFTRMA_CNT_RCVD_NO_QP;
 	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
 	req.local = &sgl;
 	softrma_resp_execute(qp, &req);
 	softrma_qp_put(qp);
+	return SOFTRMA_CNT_NUM;
 }
 
 /* The addresses of an IPv4 or IPv6 packet as GIDs; false if not RoCEv2. */
@@ -427,30 +443,46 @@ static bool softrma_net_rx_addrs(struct sk_buff *skb, struct softrma_av *av)
 }
 
 /*
- * One received packet: lengths first, the ICRC, the transport headers, then
- * the transport.  Anything wrong is dropped.
+ * A packet for @sdev: lengths first, the ICRC, the transport headers, then
+ * the transport.  Returns the counter of a drop, or SOFTRMA_CNT_NUM.
  */
-static void softrma_net_rx_one(struct sk_buff *skb)
+static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
+				 struct softrma_av *av)
 {
-	struct softrma_av av = {};
+	struct udphdr *uh = udp_hdr(skb);
+	u32 udp_len = ntohs(uh->len);
 	struct roce_pkt pkt;
-	struct udphdr *uh;
-	u32 udp_len;
 
-	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
-		return;
-	uh = udp_hdr(skb);
-	udp_len = ntohs(uh->len);
 	if (udp_len < sizeof(*uh) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
-		return;
+		return SOFTRMA_CNT_RCVD_MALFORMED;
 	if (!roce_icrc_ok(skb_network_header(skb),
 			  skb->protocol == htons(ETH_P_IPV6),
 			  (const u8 *)uh, udp_len))
-		return;
+		return SOFTRMA_CNT_RCVD_ICRC_ERR;
 	if (roce_parse(&pkt, (u8 *)(uh + 1), udp_len - sizeof(*uh)) != ROCE_OK)
+		return SOFTRMA_CNT_RCVD_MALFORMED;
+	if ((pkt.opcode & 0xe0) != ROCE_UD)
+		return SOFTRMA_CNT_RCVD_NO_QP;	/* no connected QPs on the wire yet */
+	return softrma_net_rx_datagram(sdev, &pkt, av, (u8 *)(uh + 1) +
+				       roce_hdr_len(pkt.opcode));
+}
+
+/* One received packet, for the device that owns its destination address. */
+static void softrma_net_rx_one(struct sk_buff *skb)
+{
+	struct softrma_av av = {};
+	struct softrma_dev *sdev;
+	int drop;
+
+	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
 		return;
-	if ((pkt.opcode & 0xe0) == ROCE_UD)
-		softrma_net_rx_datagram(&pkt, &av, (u8 *)(uh + 1) +
-					roce_hdr_len(pkt.opcode));
+	sdev = softrma_get_dev_by_gid(&av.dgid);
+	if (!sdev)
+		return;
+	softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);
+	drop = softrma_net_rx_packet(sdev, skb, &av);
+	if (drop != SOFTRMA_CNT_NUM)
+		softrma_count(sdev, drop);
+	ib_device_put(&sdev->ib_dev);
 }

@@ -64,6 +64,17 @@ static inline void softrma_users_drain(struct softrma_users *users)
 	wait_for_completion(&users->idle);
 }
 
+/* The port's counters (stats.c). */
+enum softrma_counter {
+	SOFTRMA_CNT_SENT_PKTS,
+	SOFTRMA_CNT_RCVD_PKTS,
+	SOFTRMA_CNT_SEND_ERR,		/* no route, no memory */
+	SOFTRMA_CNT_RCVD_ICRC_ERR,
+	SOFTRMA_CNT_RCVD_MALFORMED,	/* lengths, opcode, version, pad */
+	SOFTRMA_CNT_RCVD_NO_QP,		/* no such QP, or it cannot receive */
+	SOFTRMA_CNT_NUM
+};
+
 struct softrma_dev {
 	struct ib_device ib_dev;	/* first: allocated by ib_alloc_device() */
 	struct net_device *netdev;	/* held until dealloc_driver */
@@ -78,7 +89,14 @@ struct softrma_dev {
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
 	struct softrma_netsock *netsock;	/* the UDP socket of its netns */
+	atomic64_t counters[SOFTRMA_CNT_NUM];
 };
+
+static inline void softrma_count(struct softrma_dev *sdev,
+				 enum softrma_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
 
 struct softrma_ucontext {
 	struct ib_ucontext ibuc;
@@ -249,6 +267,13 @@ static inline struct softrma_dev *to_sdev(struct ib_device *ibdev)
 void softrma_list_del(struct softrma_dev *sdev);
 struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn);
 bool softrma_gid_is_local(const union ib_gid *gid);
+struct softrma_dev *softrma_get_dev_by_gid(const union ib_gid *gid);
+
+/* stats.c */
+struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port);
+int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
 
 /* net.c: RoCEv2 packets */
 int softrma_net_init(void);

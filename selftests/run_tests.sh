@@ -28,6 +28,7 @@ device/ext_api.sh
 device/big_msg.sh
 device/rdma_cm.sh
 device/ud_wire.sh
+device/wire_hostile.sh
 device/kill_peer.sh
 device/unload_busy.sh
 device/install.sh

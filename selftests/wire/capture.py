@@ -12,25 +12,10 @@ import socket
 import struct
 import sys
 import time
-import zlib
+
+from roce import icrc
 
 ETH_P_ALL = 3
-
-
-def masked(ip, udp_and_rest):
-    ip = bytearray(ip)
-    if ip[0] >> 4 == 4:
-        ip[1] = 0xff
-        ip[8] = 0xff
-        ip[10:12] = b'\xff\xff'
-    else:
-        ip[0] |= 0x0f
-        ip[1:4] = b'\xff\xff\xff'
-        ip[7] = 0xff
-    rest = bytearray(udp_and_rest)
-    rest[6:8] = b'\xff\xff'
-    rest[8 + 4] = 0xff
-    return bytes(ip) + bytes(rest)
 
 
 def roce_payload(frame):
@@ -68,8 +53,7 @@ def main():
             continue
         version, ip, hlen = found
         udp = ip[hlen:]
-        want = zlib.crc32(b'\xff' * 8 + masked(ip[:hlen], udp[:-4]))
-        ok = struct.pack('<I', want) == udp[-4:]
+        ok = icrc(ip[:hlen], udp[:-4]) == udp[-4:]
         bad += not ok
         got += 1
         print(version, ip.hex(), flush=True)

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The port's hardware counters: "rdma statistic show link DEV/1". */
+
+#include "softrma.h"
+
+static const struct rdma_stat_desc softrma_counter_descs[] = {
+	[SOFTRMA_CNT_SENT_PKTS].name = "sent_pkts",
+	[SOFTRMA_CNT_RCVD_PKTS].name = "rcvd_pkts",
+	[SOFTRMA_CNT_SEND_ERR].name = "send_err",
+	[SOFTRMA_CNT_RCVD_ICRC_ERR].name = "rcvd_icrc_err",
+	[SOFTRMA_CNT_RCVD_MALFORMED].name = "rcvd_malformed",
+	[SOFTRMA_CNT_RCVD_NO_QP].name = "rcvd_no_qp",
+};
+
+static_assert(ARRAY_SIZE(softrma_counter_descs) == SOFTRMA_CNT_NUM);
+
+struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
+						  u32 port)
+{
+	return rdma_alloc_hw_stats_struct(softrma_counter_descs,
+					  SOFTRMA_CNT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index)
+{
+	struct softrma_dev *sdev = to_sdev(ibdev);
+
+	for (int i = 0; i < SOFTRMA_CNT_NUM; i++)
+		stats->value[i] = atomic64_read(&sdev->counters[i]);
+	return SOFTRMA_CNT_NUM;
+}
