@@ -69,14 +69,20 @@ void softrma_list_del(struct softrma_dev *sdev)
 	mutex_unlock(&softrma_devices_lock);
 }
 
-/* The softrma device of this host whose port has @gid; devices lock held. */
-static struct softrma_dev *softrma_find_by_gid_locked(const union ib_gid *gid)
+/*
+ * The softrma device in network namespace @net whose port has @gid; devices
+ * lock held.  Devices in other namespaces are reached through the network.
+ */
+static struct softrma_dev *softrma_find_by_gid_locked(struct net *net,
+						      const union ib_gid *gid)
 {
 	const struct ib_gid_attr *attr;
 	struct softrma_dev *sdev;
 
 	lockdep_assert_held(&softrma_devices_lock);
 	list_for_each_entry(sdev, &softrma_devices, list) {
+		if (!net_eq(dev_net(sdev->netdev), net))
+			continue;
 		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
 					     IB_GID_TYPE_ROCE_UDP_ENCAP,
 					     SOFTRMA_PORT, NULL);
@@ -88,23 +94,24 @@ static struct softrma_dev *softrma_find_by_gid_locked(const union ib_gid *gid)
 	return NULL;
 }
 
-bool softrma_gid_is_local(const union ib_gid *gid)
+bool softrma_gid_is_local(struct net *net, const union ib_gid *gid)
 {
 	bool local;
 
 	mutex_lock(&softrma_devices_lock);
-	local = softrma_find_by_gid_locked(gid);
+	local = softrma_find_by_gid_locked(net, gid);
 	mutex_unlock(&softrma_devices_lock);
 	return local;
 }
 
-/* The device of this host that owns @gid, with a registration reference. */
-struct softrma_dev *softrma_get_dev_by_gid(const union ib_gid *gid)
+/* The device in @net that owns @gid, with a registration reference. */
+struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
+					   const union ib_gid *gid)
 {
 	struct softrma_dev *sdev;
 
 	mutex_lock(&softrma_devices_lock);
-	sdev = softrma_find_by_gid_locked(gid);
+	sdev = softrma_find_by_gid_locked(net, gid);
 	if (sdev && !ib_device_try_get(&sdev->ib_dev))
 		sdev = NULL;
 	mutex_unlock(&softrma_devices_lock);
@@ -112,16 +119,17 @@ struct softrma_dev *softrma_get_dev_by_gid(const union ib_gid *gid)
 }
 
 /*
- * The QP numbered @qpn on the softrma device of this host that owns @gid,
- * with a reference; NULL if there is none.
+ * The QP numbered @qpn on the softrma device in @net that owns @gid, with a
+ * reference; NULL if there is none.
  */
-struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn)
+struct softrma_qp *softrma_find_qp(struct net *net, const union ib_gid *gid,
+				   u32 qpn)
 {
 	struct softrma_qp *qp = NULL;
 	struct softrma_dev *sdev;
 
 	mutex_lock(&softrma_devices_lock);
-	sdev = softrma_find_by_gid_locked(gid);
+	sdev = softrma_find_by_gid_locked(net, gid);
 	if (sdev)
 		qp = softrma_qp_get(sdev, qpn);
 	mutex_unlock(&softrma_devices_lock);

@@ -49,7 +49,7 @@ static DEFINE_MUTEX(softrma_netsocks_lock);
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
-static void softrma_net_rx_one(struct sk_buff *skb);
+static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb);
 
 static void softrma_net_rx_work(struct work_struct *work)
 {
@@ -58,7 +58,7 @@ static void softrma_net_rx_work(struct work_struct *work)
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&ns->rxq))) {
-		softrma_net_rx_one(skb);
+		softrma_net_rx_one(ns, skb);
 		kfree_skb(skb);
 		cond_resched();
 	}
@@ -288,10 +288,15 @@ static void softrma_net_set_icrc(struct sk_buff *skb, bool ipv6)
 	p[3] = icrc >> 24;
 }
 
-/* True when a packet to @dgid goes on the wire, not to a local device. */
-bool softrma_net_wanted(const union ib_gid *dgid)
+/*
+ * True when a packet of @qp to @dgid goes on the wire: not to a device of
+ * this host in the same network namespace (other namespaces are reached
+ * through their netdevs, veth and the like), or always with force_wire.
+ */
+bool softrma_net_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
 {
-	return READ_ONCE(force_wire) || !softrma_gid_is_local(dgid);
+	return READ_ONCE(force_wire) ||
+	       !softrma_gid_is_local(softrma_qp_net(qp), dgid);
 }
 
 /* The RoCE headers, payload, pad and room for the ICRC of @req. */
@@ -469,7 +474,7 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 }
 
 /* One received packet, for the device that owns its destination address. */
-static void softrma_net_rx_one(struct sk_buff *skb)
+static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb)
 {
 	struct softrma_av av = {};
 	struct softrma_dev *sdev;
@@ -477,7 +482,7 @@ static void softrma_net_rx_one(struct sk_buff *skb)
 
 	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
 		return;
-	sdev = softrma_get_dev_by_gid(&av.dgid);
+	sdev = softrma_get_dev_by_gid(ns->net, &av.dgid);
 	if (!sdev)
 		return;
 	softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);

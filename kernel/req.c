@@ -156,11 +156,11 @@ static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
 	enum softrma_resp_result res;
 	struct softrma_qp *peer;
 
-	if (softrma_qp_is_ud(qp) && softrma_net_wanted(req->dgid))
+	if (softrma_qp_is_ud(qp) && softrma_net_wanted(qp, req->dgid))
 		return softrma_net_xmit_datagram(qp, req) ?
 			SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
 
-	peer = softrma_find_qp(req->dgid, req->dest_qpn);
+	peer = softrma_find_qp(softrma_qp_net(qp), req->dgid, req->dest_qpn);
 	if (!peer)
 		return SOFTRMA_RESP_DROPPED;
 	res = softrma_resp_execute(peer, req);

@@ -263,11 +263,19 @@ static inline struct softrma_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softrma_dev, ib_dev);
 }
 
+/* The network namespace of @qp's device. */
+static inline struct net *softrma_qp_net(struct softrma_qp *qp)
+{
+	return dev_net(to_sdev(qp->ibqp.device)->netdev);
+}
+
 /* main.c: the device list */
 void softrma_list_del(struct softrma_dev *sdev);
-struct softrma_qp *softrma_find_qp(const union ib_gid *gid, u32 qpn);
-bool softrma_gid_is_local(const union ib_gid *gid);
-struct softrma_dev *softrma_get_dev_by_gid(const union ib_gid *gid);
+struct softrma_qp *softrma_find_qp(struct net *net, const union ib_gid *gid,
+				   u32 qpn);
+bool softrma_gid_is_local(struct net *net, const union ib_gid *gid);
+struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
+					   const union ib_gid *gid);
 
 /* stats.c */
 struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -280,7 +288,7 @@ int softrma_net_init(void);
 void softrma_net_cleanup(void);
 struct softrma_netsock *softrma_net_get(struct net *net);
 void softrma_net_put(struct softrma_netsock *ns);
-bool softrma_net_wanted(const union ib_gid *dgid);
+bool softrma_net_wanted(struct softrma_qp *qp, const union ib_gid *dgid);
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req);
 
 /* device.c */

@@ -29,6 +29,7 @@ device/big_msg.sh
 device/rdma_cm.sh
 device/ud_wire.sh
 device/wire_hostile.sh
+device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh
 device/install.sh

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# softrma in network namespaces, as in containers: a device in each of two
+# namespaces joined by a veth pair.  Each namespace gets its own RoCEv2
+# socket, devices in different namespaces reach each other only through the
+# network (ibv_ud_pingpong, with the packets captured on the veth and every
+# ICRC checked), and deleting a namespace takes its device with it.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+ip netns add nsa && ip netns add nsb || fail "ip netns add"
+ip link add va type veth peer name vb || fail "veth"
+ip link set va netns nsa && ip link set vb netns nsb || fail "veth into namespaces"
+for n in a b; do
+	i=$([ $n = a ] && echo 1 || echo 2)
+	ip -n ns$n addr add 10.11.0.$i/24 dev v$n
+	ip -n ns$n link set v$n up
+	ip -n ns$n link set lo up
+	ip netns exec ns$n rdma link add soft$n type softrma netdev v$n ||
+		fail "rdma link add soft$n in ns$n"
+	wait_gid soft$n "::ffff:10.11.0.$i" || fail "no GID on soft$n"
+done
+ga=$(gid_index softa 10.11.0.1)
+gb=$(gid_index softb 10.11.0.2)
+
+ip netns exec nsa python3 "$SOFTRMA_TOP/selftests/wire/capture.py" va 50 60 \
+	> /tmp/capture.txt 2>/tmp/capture.log &
+cap=$!
+sleep 1
+ip netns exec nsa timeout 60 ibv_ud_pingpong -d softa -g "$ga" -n 100 > /tmp/server.log 2>&1 &
+spid=$!
+retry 30 ip netns exec nsb timeout 60 ibv_ud_pingpong -d softb -g "$gb" -n 100 10.11.0.1 \
+	> /tmp/client.log 2>&1 || fail "ibv_ud_pingpong across namespaces: $(tail -n 3 /tmp/client.log)"
+wait "$spid" || fail "ibv_ud_pingpong server: $(tail -n 3 /tmp/server.log)"
+wait "$cap" || fail "capture on the veth: $(tail -n 3 /tmp/capture.log)"
+info "across namespaces: $(tail -n 1 /tmp/capture.log | sed 's/^# //')"
+sent=$(rdma statistic show link softa/1 | tr ' ' '\n' | awk 'f { print; exit } $0 == "sent_pkts" { f = 1 }')
+[ "${sent:-0}" -ge 100 ] || fail "softa sent $sent packets, want at least 100"
+
+# A namespace that goes takes its device (its veth end goes with it).
+ip netns del nsa
+wait_gone softa
+ip netns del nsb
+wait_gone softb
+info "deleting the namespaces removed their devices"
