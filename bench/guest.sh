@@ -11,7 +11,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export RDMAV_DRIVERS=$top/user/libsoftrma
 ITER=${BENCH_ITER:-1000}
 
-modprobe ib_uverbs
+# insmod resolves no dependencies: load what softrma.ko needs first.
+modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
 insmod "$top/build/$(uname -r)/softrma.ko" || exit 1
 modprobe rdma_rxe || { echo "bench: rdma_rxe is not available"; exit 1; }
 for i in 0 1; do

@@ -7,7 +7,8 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 export RDMAV_DRIVERS=$top/user/libsoftrma
 
-modprobe ib_uverbs
+# insmod resolves no dependencies: load what softrma.ko needs first.
+modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
 insmod "$top/build/$(uname -r)/softrma.ko"
 ip link add d0 type dummy
 ip link set d0 up

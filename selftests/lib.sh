@@ -33,9 +33,8 @@ expect_eq() {
 }
 
 load_softrma() {
-	modprobe ib_uverbs || fail "modprobe ib_uverbs"
 	# insmod resolves no dependencies: load what softrma.ko needs first.
-	for m in udp_tunnel ip6_udp_tunnel; do modprobe $m || fail "modprobe $m"; done
+	modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || fail "modprobe"
 	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" || fail "insmod $SOFTRMA_KO"
 }
 
