@@ -341,6 +341,43 @@ static void test_errors(void)
 }
 
 /* RNR, short receive buffer, posting in bad states, SQ overflow. */
+/*
+ * A zero-based MR (ibv_reg_mr_iova with iova 0): remote addresses count from
+ * 0, and its bounds hold.  ibv_rereg_mr is refused and leaves the MR as it was.
+ */
+static void test_zero_based(void)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_mr *zmr;
+	struct pair p;
+	char *base;
+
+	pair_init(&p, ALL_ACCESS, 0);
+	/* The core wants the address and iova at the same offset in a page. */
+	base = (char *)(((uintptr_t)p.b.buf + 4095) & ~4095UL);
+	zmr = ibv_reg_mr_iova(p.b.pd, base, 8192, 0, ALL_ACCESS);
+	CHECK(zmr, "reg_mr_iova: %s", strerror(errno));
+	fill(p.a.buf, 100, 7);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 100, p.a.mr->lkey };
+	wr.wr.rdma.remote_addr = 8000;
+	wr.wr.rdma.rkey = zmr->rkey;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(base + 8000, p.a.buf, 100), "zero-based WRITE data");
+	CHECK_EQ(base[7999], 0);
+
+	CHECK(ibv_rereg_mr(zmr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE), "rereg_mr succeeded");
+	wr.wr.rdma.remote_addr = 8100;			/* 8100 + 100 > 8192 */
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(base[8100], 0);
+	CHECK_EQ(ibv_dereg_mr(zmr), 0);
+	pair_fini(&p);
+	printf("# zero-based MR: addresses from 0, bounds hold; rereg_mr refused\n");
+}
+
 static void test_queue_errors(void)
 {
 	struct ibv_sge sge, rsge;
@@ -599,6 +636,7 @@ int main(int argc, char **argv)
 		test_unaligned();
 	if (!strcmp(which, "all") || !strcmp(which, "errors")) {
 		test_errors();
+		test_zero_based();
 		test_queue_errors();
 	}
 	if (!strcmp(which, "all") || !strcmp(which, "hostile"))
