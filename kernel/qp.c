@@ -137,6 +137,7 @@ static int softrma_qp_check_type(enum ib_qp_type type, struct ib_udata *udata)
 {
 	switch (type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		return 0;
 	case IB_QPT_GSI:

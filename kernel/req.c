@@ -59,15 +59,30 @@ static enum ib_wc_status softrma_req_set_datagram_dest(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+/* UD sends; UC sends and writes; RC does everything. */
+static bool softrma_req_opcode_ok(struct softrma_qp *qp, u32 opcode)
+{
+	bool send = opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
+	bool write = opcode == IB_WR_RDMA_WRITE ||
+		     opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return true;
+	case IB_QPT_UC:
+		return send || write;
+	default:
+		return send;
+	}
+}
+
 static enum ib_wc_status softrma_req_set_dest(struct softrma_qp *qp,
 					      struct softrma_req *req)
 {
-	if (softrma_qp_is_ud(qp)) {
-		if (req->opcode != IB_WR_SEND &&
-		    req->opcode != IB_WR_SEND_WITH_IMM)
-			return IB_WC_LOC_QP_OP_ERR;
+	if (!softrma_req_opcode_ok(qp, req->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (softrma_qp_is_ud(qp))
 		return softrma_req_set_datagram_dest(qp, req);
-	}
 	softrma_req_set_connected_dest(qp, req);
 	return IB_WC_SUCCESS;
 }
@@ -92,6 +107,7 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		.opcode = sqe->opcode,
 		.send_flags = sqe->send_flags,
 		.imm_data = sqe->imm_data,
+		.qp_type = softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type,
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
@@ -203,8 +219,8 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	*length = req.length;
 	res = softrma_req_transmit(qp, &req);
 	softrma_sgl_release(&qp->req_sgl);
-	/* Datagrams are unacknowledged: sent is done. */
-	if (softrma_qp_is_ud(qp))
+	/* UC and UD are unacknowledged: sent is done. */
+	if (!softrma_qp_is_reliable(qp))
 		return IB_WC_SUCCESS;
 
 	switch (res) {

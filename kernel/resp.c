@@ -298,13 +298,14 @@ static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
+	enum ib_qp_type type = softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type;
 	int need = softrma_resp_required_access(req->opcode);
 
-	if (softrma_qp_is_ud(qp))
-		return softrma_resp_datagram(qp, req);
-	/* A datagram never reaches a connected QP. */
-	if (req->av)
+	/* Requests of another transport are not for this QP. */
+	if (req->qp_type != type)
 		return SOFTRMA_RESP_DROPPED;
+	if (type == IB_QPT_UD)
+		return softrma_resp_datagram(qp, req);
 
 	if ((qp->attr.qp_access_flags & need) != need)
 		return SOFTRMA_RESP_NAK_INV_REQ;
@@ -339,6 +340,9 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	else
 		res = softrma_resp_dispatch(qp, req);
 
+	/* UC drops what it cannot execute, and the QP carries on. */
+	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
+		res = SOFTRMA_RESP_DROPPED;
 	/* A NAKed request takes the responder down as well. */
 	if (res == SOFTRMA_RESP_NAK_INV_REQ || res == SOFTRMA_RESP_NAK_ACCESS ||
 	    res == SOFTRMA_RESP_NAK_OP)

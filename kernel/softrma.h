@@ -200,6 +200,7 @@ struct softrma_req {
 	u32 opcode;			/* enum ib_wr_opcode */
 	u32 send_flags;
 	u32 imm_data;			/* network order */
+	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
 	u32 src_qpn;
 	u32 dest_qpn;
 	const union ib_gid *dgid;	/* of the destination port */
@@ -246,6 +247,12 @@ static inline struct softrma_ah *to_sah(struct ib_ah *ibah)
 static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/* RC: acknowledged; UC and UD are not, and never NAK. */
+static inline bool softrma_qp_is_reliable(struct softrma_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
 }
 
 static inline bool softrma_qp_is_kernel(struct softrma_qp *qp)

@@ -267,6 +267,23 @@ static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe
 	}
 }
 
+/* UD sends; UC sends and writes (no READ, no atomics); RC all. */
+static int softrma_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
+{
+	int send = opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM;
+	int write = opcode == IBV_WR_RDMA_WRITE ||
+		    opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+
+	switch (type) {
+	case IBV_QPT_RC:
+		return 1;
+	case IBV_QPT_UC:
+		return send || write;
+	default:
+		return send;
+	}
+}
+
 static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)
 {
 	/* Inline data is a source: SEND and WRITE only. */
@@ -276,9 +293,7 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 			 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 	struct softrma_sqe *sqe;
 
-	/* Datagrams are SENDs: RDMA and atomics need a connection. */
-	if (qp->ibqp.qp_type == IBV_QPT_UD && wr->opcode != IBV_WR_SEND &&
-	    wr->opcode != IBV_WR_SEND_WITH_IMM)
+	if (!softrma_opcode_ok(qp->ibqp.qp_type, wr->opcode))
 		return EINVAL;
 	sqe = softrma_sqe_claim(qp, wr->wr_id, wr->opcode, wr->send_flags);
 	if (!sqe)

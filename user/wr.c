@@ -209,9 +209,9 @@ static void softrma_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 }
 
 #define SOFTRMA_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define SOFTRMA_RC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
-			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
-			IBV_QP_EX_WITH_RDMA_READ | \
+#define SOFTRMA_UC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define SOFTRMA_RC_OPS (SOFTRMA_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
@@ -220,7 +220,8 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 		    uint64_t send_ops_flags)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	uint64_t ops = type == IBV_QPT_UD ? SOFTRMA_UD_OPS : SOFTRMA_RC_OPS;
+	uint64_t ops = type == IBV_QPT_UD ? SOFTRMA_UD_OPS :
+		       type == IBV_QPT_UC ? SOFTRMA_UC_OPS : SOFTRMA_RC_OPS;
 
 	if (send_ops_flags & ~ops)
 		return EOPNOTSUPP;
@@ -229,9 +230,11 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 	qpx->wr_abort = softrma_wr_abort;
 	qpx->wr_send = softrma_wr_send;
 	qpx->wr_send_imm = softrma_wr_send_imm;
-	if (type != IBV_QPT_UD) {
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE) {
 		qpx->wr_rdma_write = softrma_wr_rdma_write;
 		qpx->wr_rdma_write_imm = softrma_wr_rdma_write_imm;
+	}
+	if (ops & IBV_QP_EX_WITH_RDMA_READ) {
 		qpx->wr_rdma_read = softrma_wr_rdma_read;
 		qpx->wr_atomic_cmp_swp = softrma_wr_atomic_cmp_swp;
 		qpx->wr_atomic_fetch_add = softrma_wr_atomic_fetch_add;

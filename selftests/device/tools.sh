@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Unmodified tools over softrma: ibv_rc_pingpong (polling and events, which
-# validates data) and perftest's RC tests, server and client in one guest.
+# validates data), ibv_srq_pingpong, ibv_uc_pingpong and perftest's RC
+# tests, server and client in one guest.
 # perftest -R (rdma_cm) runs in rdma_cm.sh.
 . "$(dirname "$0")/../lib.sh"
 
@@ -25,6 +26,7 @@ pair "ibv_rc_pingpong" ibv_rc_pingpong -d softrma0 -g 1 -n 500
 pair "ibv_rc_pingpong -e" ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e
 pair "ibv_rc_pingpong -s 65536" ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536
 pair "ibv_srq_pingpong" ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4
+pair "ibv_uc_pingpong" ibv_uc_pingpong -d softrma0 -g 1 -n 500
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
 	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
 done

@@ -30,7 +30,7 @@ static void side_init(struct side *s)
 {
 	s->cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	CHECK(s->cq, "create_cq");
-	s->qp = test_create_rc_qp(pd, s->cq, NULL, ACCESS);
+	s->qp = test_create_qp(pd, s->cq, NULL, IBV_QPT_RC, ACCESS);
 	/* One extra page: the buffer for the MTU + 1 case. */
 	s->buf = mmap(NULL, MAX_MSG + 4096, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);

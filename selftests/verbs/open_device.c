@@ -99,7 +99,7 @@ static void check_pds(struct ibv_context *ctx)
 
 static void check_unsupported(struct ibv_context *ctx)
 {
-	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_UC,
+	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_RAW_PACKET,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
 			 .max_recv_sge = 1 } };
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -108,7 +108,7 @@ static void check_unsupported(struct ibv_context *ctx)
 	CHECK(pd && cq, "ibv_alloc_pd, ibv_create_cq");
 	errno = 0;
 	qp_attr.send_cq = qp_attr.recv_cq = cq;
-	CHECK(!ibv_create_qp(pd, &qp_attr), "UC QP created");
+	CHECK(!ibv_create_qp(pd, &qp_attr), "raw packet QP created");
 	CHECK_EQ(errno, EOPNOTSUPP);
 	errno = 0;
 	CHECK(!ibv_alloc_mw(pd, IBV_MW_TYPE_1), "alloc_mw succeeded");

@@ -34,18 +34,25 @@ struct pair {
 	struct side a, b;	/* a sends to b */
 };
 
-static void side_init(struct side *s, struct ibv_pd *pd, int qp_access,
-		      struct ibv_srq *srq)
+static void side_init_type(struct side *s, struct ibv_pd *pd,
+			   enum ibv_qp_type type, int qp_access,
+			   struct ibv_srq *srq)
 {
 	s->pd = pd ? pd : ibv_alloc_pd(ctx);
 	CHECK(s->pd, "alloc_pd");
 	s->cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	CHECK(s->cq, "create_cq: %s", strerror(errno));
-	s->qp = test_create_rc_qp(s->pd, s->cq, srq, qp_access);
+	s->qp = test_create_qp(s->pd, s->cq, srq, type, qp_access);
 	s->buf = calloc(1, BIG + 2 * GUARD);
 	CHECK(s->buf, "calloc");
 	s->mr = ibv_reg_mr(s->pd, s->buf, BIG + 2 * GUARD, ALL_ACCESS);
 	CHECK(s->mr, "reg_mr: %s", strerror(errno));
+}
+
+static void side_init(struct side *s, struct ibv_pd *pd, int qp_access,
+		      struct ibv_srq *srq)
+{
+	side_init_type(s, pd, IBV_QPT_RC, qp_access, srq);
 }
 
 /* Moves @qp to RTS, connected to @dest on this device. */
@@ -378,6 +385,58 @@ static void test_zero_based(void)
 	printf("# zero-based MR: addresses from 0, bounds hold; rereg_mr refused\n");
 }
 
+/*
+ * UC: SEND and WRITE carry data; nothing is acknowledged, so a WRITE with a
+ * bad rkey or a SEND without a receive completes at the sender, is dropped
+ * at the target, and both QPs carry on.  READ and atomics are refused.
+ */
+static void test_uc(void)
+{
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	struct pair p;
+	struct ibv_wc wc;
+
+	side_init_type(&p.a, NULL, IBV_QPT_UC, ALL_ACCESS, NULL);
+	side_init_type(&p.b, NULL, IBV_QPT_UC, ALL_ACCESS, NULL);
+	connect_qp(p.a.qp, p.b.qp->qp_num, 0);
+	connect_qp(p.b.qp, p.a.qp->qp_num, 0);
+	fill(p.a.buf, 4096, 3);
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 4096, p.a.mr->lkey };
+
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)p.b.buf;
+	wr.wr.rdma.rkey = p.b.mr->rkey ^ 0x80;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+	CHECK_EQ(p.b.buf[0], 0);
+	wr.opcode = IBV_WR_SEND;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);	/* no receive */
+	CHECK_EQ(test_qp_state(p.a.qp), IBV_QPS_RTS);
+	CHECK_EQ(test_qp_state(p.b.qp), IBV_QPS_RTS);
+
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.rkey = p.b.mr->rkey;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(p.b.buf, p.a.buf, 4096), "UC WRITE data");
+	rsge = (struct ibv_sge) { (uintptr_t)p.b.buf + 8192, 4096, p.b.mr->lkey };
+	CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
+	wr.opcode = IBV_WR_SEND;
+	CHECK_EQ(post_wait(&p.a, &wr).status, IBV_WC_SUCCESS);
+	wc = test_poll_one(p.b.cq, 5);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 9);
+	CHECK(!memcmp(p.b.buf + 8192, p.a.buf, 4096), "UC SEND data");
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), EINVAL);
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), EINVAL);
+	pair_fini(&p);
+	printf("# UC: WRITE and SEND data; bad rkey and missing receive dropped, QPs carry on; READ, atomics refused\n");
+}
+
 static void test_queue_errors(void)
 {
 	struct ibv_sge sge, rsge;
@@ -637,6 +696,7 @@ int main(int argc, char **argv)
 	if (!strcmp(which, "all") || !strcmp(which, "errors")) {
 		test_errors();
 		test_zero_based();
+		test_uc();
 		test_queue_errors();
 	}
 	if (!strcmp(which, "all") || !strcmp(which, "hostile"))

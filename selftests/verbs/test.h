@@ -62,13 +62,16 @@ static inline int test_find_ipv4_gid(struct ibv_context *ctx, const char *ipv4)
 	FAIL("no GID for %s", ipv4);
 }
 
-/* An RC QP on @cq in INIT, with room for 16 SGEs and 256 inline bytes. */
-static inline struct ibv_qp *test_create_rc_qp(struct ibv_pd *pd,
-					       struct ibv_cq *cq,
-					       struct ibv_srq *srq, int access)
+/*
+ * A connected (RC or UC) QP on @cq in INIT, with room for 16 SGEs and 256
+ * inline bytes.
+ */
+static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+					    struct ibv_srq *srq,
+					    enum ibv_qp_type type, int access)
 {
 	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq, .srq = srq,
+		.qp_type = type, .send_cq = cq, .recv_cq = cq, .srq = srq,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
 			 .max_send_sge = 16, .max_recv_sge = 16,
 			 .max_inline_data = 256 },
@@ -86,10 +89,14 @@ static inline struct ibv_qp *test_create_rc_qp(struct ibv_pd *pd,
 	return qp;
 }
 
-/* Moves @qp to RTS, connected to QP @dest behind GID @gid_index. */
+/*
+ * Moves @qp to RTS, connected to QP @dest behind GID @gid_index.  UC takes
+ * only the attributes it has.
+ */
 static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 				   int gid_index, uint32_t dest, int rnr_retry)
 {
+	int uc = qp->qp_type == IBV_QPT_UC;
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
 		.dest_qp_num = dest, .rq_psn = 0, .max_dest_rd_atomic = 16,
@@ -101,14 +108,16 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
 	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
 			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+			       (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+					 IBV_QP_MIN_RNR_TIMER)), 0);
 	attr = (struct ibv_qp_attr) {
 		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
 		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 16,
 	};
-	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			       (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					 IBV_QP_RNR_RETRY |
+					 IBV_QP_MAX_QP_RD_ATOMIC)), 0);
 }
 
 /* Waits up to @seconds for one completion. */
