@@ -11,22 +11,6 @@ modprobe rdma_ucm || fail "modprobe rdma_ucm"
 add_softrma0
 expect_eq "GSI QP" "$(rdma resource show qp link softrma0/1 | grep -c 'lqpn 1 type GSI state RTS')" 1
 
-# pair NAME SERVER_CMD CLIENT_CMD: both sides must succeed.
-pair() {
-	name=$1
-	sh -c "$2" > /tmp/server.log 2>&1 &
-	spid=$!
-	sleep 1
-	timeout 120 sh -c "$3" > /tmp/client.log 2>&1 || {
-		kill_tree "$spid"
-		fail "$name client: $(tail -n 5 /tmp/client.log) / server: $(tail -n 3 /tmp/server.log)"
-	}
-	timeout 30 sh -c "while kill -0 $spid 2>/dev/null; do sleep 0.1; done" ||
-		{ kill_tree "$spid"; fail "$name server did not end"; }
-	wait "$spid" || fail "$name server: $(tail -n 5 /tmp/server.log)"
-	info "$name: ok"
-}
-
 pair "rping -v" "rping -s -a 10.9.0.1 -v -C 100 -S 4096" \
 	"rping -c -a 10.9.0.1 -v -C 100 -S 4096"
 grep -q 'rdma-ping-99: ' /tmp/client.log || fail "rping: no 100th ping: $(tail -n 2 /tmp/client.log)"
@@ -38,8 +22,8 @@ pair "riostream" "riostream" "riostream -s 10.9.0.1"
 pair "ibv_ud_pingpong" "ibv_ud_pingpong -d softrma0 -g 1 -n 500" \
 	"ibv_ud_pingpong -d softrma0 -g 1 -n 500 10.9.0.1"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat; do
-	pair "$t -R" "timeout 120 $t -d softrma0 -R -n 200" \
-		"timeout 120 $t -d softrma0 -R -n 200 10.9.0.1"
+	pair "$t -R" "timeout 120 $t -d softrma0 -R -n 200"
 done
-pair "ib_send_bw -R -q 4 -b" "timeout 120 ib_send_bw -d softrma0 -R -n 200 -q 4 -b" \
-	"timeout 120 ib_send_bw -d softrma0 -R -n 200 -q 4 -b 10.9.0.1"
+# Several QPs both ways.  (Not SEND: the CM sets min_rnr_timer 0, so every
+# RNR NAK costs 655 ms, on any device, and a busy guest makes many.)
+pair "ib_write_bw -R -q 4 -b" "timeout 120 ib_write_bw -d softrma0 -R -n 200 -q 4 -b"

@@ -8,34 +8,20 @@
 
 add_softrma0
 
-# pair NAME SERVER_CMD... -- CLIENT_ARGS...: both sides must succeed.
-pair() {
-	name=$1; shift
-	"$@" > /tmp/server.log 2>&1 &
-	spid=$!
-	sleep 1
-	timeout 120 "$@" 10.9.0.1 > /tmp/client.log 2>&1 || {
-		kill "$spid" 2>/dev/null
-		fail "$name client: $(tail -n 5 /tmp/client.log)"
-	}
-	wait "$spid" || fail "$name server: $(tail -n 5 /tmp/server.log)"
-	info "$name: $(grep -E 'iters|^ *[0-9]+ +[0-9]+ ' /tmp/client.log | tail -n 1 | tr -s ' ')"
-}
-
-pair "ibv_rc_pingpong" ibv_rc_pingpong -d softrma0 -g 1 -n 500
-pair "ibv_rc_pingpong -e" ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e
-pair "ibv_rc_pingpong -s 65536" ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536
-pair "ibv_srq_pingpong" ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4
-pair "ibv_uc_pingpong" ibv_uc_pingpong -d softrma0 -g 1 -n 500
+pair "ibv_rc_pingpong" "ibv_rc_pingpong -d softrma0 -g 1 -n 500"
+pair "ibv_rc_pingpong -e" "ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e"
+pair "ibv_rc_pingpong -s 65536" "ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536"
+pair "ibv_srq_pingpong" "ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4"
+pair "ibv_uc_pingpong" "ibv_uc_pingpong -d softrma0 -g 1 -n 500"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
-	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
+	pair "$t" "timeout 120 $t -d softrma0 -x 1 -n 500"
 done
 for t in ib_write_lat ib_read_lat ib_send_lat; do
-	pair "$t" timeout 120 "$t" -d softrma0 -x 1 -n 500
+	pair "$t" "timeout 120 $t -d softrma0 -x 1 -n 500"
 done
-pair "ib_write_bw -a" timeout 120 ib_write_bw -d softrma0 -x 1 -n 20 -a
+pair "ib_write_bw -a" "timeout 120 ib_write_bw -d softrma0 -x 1 -n 20 -a"
 # Both directions and several QPs at once: requesters feed each other's
 # responders concurrently.
-pair "ib_write_bw -b -q 4" timeout 120 ib_write_bw -d softrma0 -x 1 -n 500 -b -q 4
-pair "ib_send_bw -b -q 2" timeout 120 ib_send_bw -d softrma0 -x 1 -n 500 -b -q 2
-pair "ib_read_bw -q 4 -o 16" timeout 120 ib_read_bw -d softrma0 -x 1 -n 500 -q 4 -o 16
+pair "ib_write_bw -b -q 4" "timeout 120 ib_write_bw -d softrma0 -x 1 -n 500 -b -q 4"
+pair "ib_send_bw -b -q 2" "timeout 120 ib_send_bw -d softrma0 -x 1 -n 500 -b -q 2"
+pair "ib_read_bw -q 4 -o 16" "timeout 120 ib_read_bw -d softrma0 -x 1 -n 500 -q 4 -o 16"
