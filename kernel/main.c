@@ -94,16 +94,6 @@ static struct softrma_dev *softrma_find_by_gid_locked(struct net *net,
 	return NULL;
 }
 
-bool softrma_gid_is_local(struct net *net, const union ib_gid *gid)
-{
-	bool local;
-
-	mutex_lock(&softrma_devices_lock);
-	local = softrma_find_by_gid_locked(net, gid);
-	mutex_unlock(&softrma_devices_lock);
-	return local;
-}
-
 /* The device in @net that owns @gid, with a registration reference. */
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid)
@@ -116,24 +106,6 @@ struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 		sdev = NULL;
 	mutex_unlock(&softrma_devices_lock);
 	return sdev;
-}
-
-/*
- * The QP numbered @qpn on the softrma device in @net that owns @gid, with a
- * reference; NULL if there is none.
- */
-struct softrma_qp *softrma_find_qp(struct net *net, const union ib_gid *gid,
-				   u32 qpn)
-{
-	struct softrma_qp *qp = NULL;
-	struct softrma_dev *sdev;
-
-	mutex_lock(&softrma_devices_lock);
-	sdev = softrma_find_by_gid_locked(net, gid);
-	if (sdev)
-		qp = softrma_qp_get(sdev, qpn);
-	mutex_unlock(&softrma_devices_lock);
-	return qp;
 }
 
 static int softrma_newlink(const char *ibdev_name, struct net_device *ndev)

@@ -289,14 +289,13 @@ static void softrma_net_set_icrc(struct sk_buff *skb, bool ipv6)
 }
 
 /*
- * True when a packet of @qp to @dgid goes on the wire: not to a device of
- * this host in the same network namespace (other namespaces are reached
- * through their netdevs, veth and the like), or always with force_wire.
+ * Datagrams go on the wire when no device of the sender's namespace owns
+ * the destination (other namespaces are reached through their netdevs),
+ * and with force_wire always.
  */
-bool softrma_net_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
+bool softrma_net_forced(void)
 {
-	return READ_ONCE(force_wire) ||
-	       !softrma_gid_is_local(softrma_qp_net(qp), dgid);
+	return READ_ONCE(force_wire);
 }
 
 /* The RoCE headers, payload, pad and room for the ICRC of @req. */

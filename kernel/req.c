@@ -107,7 +107,7 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		.opcode = sqe->opcode,
 		.send_flags = sqe->send_flags,
 		.imm_data = sqe->imm_data,
-		.qp_type = softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type,
+		.qp_type = softrma_qp_transport(qp),
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
@@ -169,14 +169,20 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
 						     struct softrma_req *req)
 {
+	struct softrma_qp *peer = NULL;
 	enum softrma_resp_result res;
-	struct softrma_qp *peer;
+	struct softrma_dev *sdev = NULL;
 
-	if (softrma_qp_is_ud(qp) && softrma_net_wanted(qp, req->dgid))
+	/* A device in the same namespace is reached directly. */
+	if (!softrma_qp_is_ud(qp) || !softrma_net_forced())
+		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), req->dgid);
+	if (!sdev && softrma_qp_is_ud(qp))
 		return softrma_net_xmit_datagram(qp, req) ?
 			SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
-
-	peer = softrma_find_qp(softrma_qp_net(qp), req->dgid, req->dest_qpn);
+	if (sdev) {
+		peer = softrma_qp_get(sdev, req->dest_qpn);
+		ib_device_put(&sdev->ib_dev);
+	}
 	if (!peer)
 		return SOFTRMA_RESP_DROPPED;
 	res = softrma_resp_execute(peer, req);

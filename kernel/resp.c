@@ -289,7 +289,7 @@ static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
 	if ((req->opcode != IB_WR_SEND && req->opcode != IB_WR_SEND_WITH_IMM) ||
-	    !req->av || req->qkey != qp->attr.qkey)
+	    req->qkey != qp->attr.qkey)
 		return SOFTRMA_RESP_DROPPED;
 	return softrma_resp_send(qp, req) == SOFTRMA_RESP_ACK ?
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
@@ -298,7 +298,7 @@ static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
-	enum ib_qp_type type = softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type;
+	enum ib_qp_type type = softrma_qp_transport(qp);
 	int need = softrma_resp_required_access(req->opcode);
 
 	/* Requests of another transport are not for this QP. */

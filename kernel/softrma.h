@@ -250,6 +250,12 @@ static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 }
 
 /* RC: acknowledged; UC and UD are not, and never NAK. */
+/* The transport of @qp's requests: RC, UC or UD (the GSI QP is UD). */
+static inline enum ib_qp_type softrma_qp_transport(struct softrma_qp *qp)
+{
+	return softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type;
+}
+
 static inline bool softrma_qp_is_reliable(struct softrma_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC;
@@ -278,9 +284,6 @@ static inline struct net *softrma_qp_net(struct softrma_qp *qp)
 
 /* main.c: the device list */
 void softrma_list_del(struct softrma_dev *sdev);
-struct softrma_qp *softrma_find_qp(struct net *net, const union ib_gid *gid,
-				   u32 qpn);
-bool softrma_gid_is_local(struct net *net, const union ib_gid *gid);
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid);
 
@@ -295,7 +298,7 @@ int softrma_net_init(void);
 void softrma_net_cleanup(void);
 struct softrma_netsock *softrma_net_get(struct net *net);
 void softrma_net_put(struct softrma_netsock *ns);
-bool softrma_net_wanted(struct softrma_qp *qp, const union ib_gid *dgid);
+bool softrma_net_forced(void);
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req);
 
 /* device.c */
