@@ -267,21 +267,44 @@ static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe
 	}
 }
 
-/* UD sends; UC sends and writes (no READ, no atomics); RC all. */
-static int softrma_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
-{
-	int send = opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM;
-	int write = opcode == IBV_WR_RDMA_WRITE ||
-		    opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+#define SOFTRMA_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define SOFTRMA_UC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define SOFTRMA_RC_OPS (SOFTRMA_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
+			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
+/* The table below serves ibv_post_send opcodes too: the bits line up. */
+static_assert(IBV_QP_EX_WITH_SEND == 1 << IBV_WR_SEND, "send");
+static_assert(IBV_QP_EX_WITH_SEND_WITH_IMM == 1 << IBV_WR_SEND_WITH_IMM, "imm");
+static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1 << IBV_WR_RDMA_WRITE, "write");
+static_assert(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM ==
+	      1 << IBV_WR_RDMA_WRITE_WITH_IMM, "write imm");
+static_assert(IBV_QP_EX_WITH_RDMA_READ == 1 << IBV_WR_RDMA_READ, "read");
+static_assert(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP ==
+	      1 << IBV_WR_ATOMIC_CMP_AND_SWP, "cmp swap");
+static_assert(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD ==
+	      1 << IBV_WR_ATOMIC_FETCH_AND_ADD, "fetch add");
+
+/*
+ * The operations a QP type has, as IBV_QP_EX_WITH_* bits: UD sends; UC
+ * sends and writes (no READ, no atomics); RC all of them.
+ */
+uint64_t softrma_send_ops(enum ibv_qp_type type)
+{
 	switch (type) {
 	case IBV_QPT_RC:
-		return 1;
+		return SOFTRMA_RC_OPS;
 	case IBV_QPT_UC:
-		return send || write;
+		return SOFTRMA_UC_OPS;
 	default:
-		return send;
+		return SOFTRMA_UD_OPS;
 	}
+}
+
+static int softrma_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
+{
+	return (unsigned int)opcode < 64 && (softrma_send_ops(type) >> opcode & 1);
 }
 
 static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)

@@ -129,6 +129,7 @@ int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int softrma_qp_can_send(struct softrma_qp *qp);
+uint64_t softrma_send_ops(enum ibv_qp_type type);
 struct softrma_sqe *softrma_sqe_claim(struct softrma_qp *qp, uint64_t wr_id,
 				      uint32_t opcode, uint32_t flags);
 int softrma_sqe_add_inline(struct softrma_qp *qp, struct softrma_sqe *sqe,

@@ -208,20 +208,12 @@ static void softrma_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 		softrma_wr_fail(qp, EINVAL);
 }
 
-#define SOFTRMA_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define SOFTRMA_UC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
-			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-#define SOFTRMA_RC_OPS (SOFTRMA_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
-			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-
 /* Offers the operations of @send_ops_flags, or EOPNOTSUPP. */
 int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 		    uint64_t send_ops_flags)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	uint64_t ops = type == IBV_QPT_UD ? SOFTRMA_UD_OPS :
-		       type == IBV_QPT_UC ? SOFTRMA_UC_OPS : SOFTRMA_RC_OPS;
+	uint64_t ops = softrma_send_ops(type);
 
 	if (send_ops_flags & ~ops)
 		return EOPNOTSUPP;
