@@ -154,6 +154,36 @@ retry() {
 	done
 }
 
+# capture_start NETDEV COUNT [NETNS]: capture COUNT RoCEv2 packets on NETDEV
+# (in network namespace NETNS) in the background.  selftests/wire/capture.py
+# checks every ICRC with zlib as it goes.
+capture_start() {
+	capture_count=$2
+	if [ -n "${3:-}" ]; then
+		set -- ip netns exec "$3" python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" 60
+	else
+		set -- python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" 60
+	fi
+	"$@" > /tmp/capture.txt 2>/tmp/capture.log &
+	capture_pid=$!
+	sleep 1		# bound before the traffic starts
+}
+
+# capture_check: the capture got its packets, and zlib and kernel/proto
+# (selftests/proto/bin/roce_test) both agree with every ICRC.
+capture_check() {
+	wait "$capture_pid" || fail "capture: $(tail -n 3 /tmp/capture.log)"
+	"$SOFTRMA_TOP/selftests/proto/bin/roce_test" --capture "$capture_count" \
+		< /tmp/capture.txt || fail "kernel/proto disagrees with an ICRC"
+	cat /tmp/capture.log
+}
+
+# port_counter DEV NAME: a port counter of DEV ("rdma statistic").
+port_counter() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' |
+		awk -v k="$2" 'found { print; exit } $0 == k { found = 1 }'
+}
+
 # The EUI-64 node GUID that a netdev's MAC gives, as ibv_devices prints it.
 mac_to_guid() {
 	set -- $(echo "$1" | tr ':' ' ')

@@ -23,18 +23,14 @@ done
 ga=$(gid_index softa 10.11.0.1)
 gb=$(gid_index softb 10.11.0.2)
 
-ip netns exec nsa python3 "$SOFTRMA_TOP/selftests/wire/capture.py" va 50 60 \
-	> /tmp/capture.txt 2>/tmp/capture.log &
-cap=$!
-sleep 1
+capture_start va 50 nsa
 ip netns exec nsa timeout 60 ibv_ud_pingpong -d softa -g "$ga" -n 100 > /tmp/server.log 2>&1 &
 spid=$!
 retry 30 ip netns exec nsb timeout 60 ibv_ud_pingpong -d softb -g "$gb" -n 100 10.11.0.1 \
 	> /tmp/client.log 2>&1 || fail "ibv_ud_pingpong across namespaces: $(tail -n 3 /tmp/client.log)"
 wait "$spid" || fail "ibv_ud_pingpong server: $(tail -n 3 /tmp/server.log)"
-wait "$cap" || fail "capture on the veth: $(tail -n 3 /tmp/capture.log)"
-info "across namespaces: $(tail -n 1 /tmp/capture.log | sed 's/^# //')"
-sent=$(rdma statistic show link softa/1 | tr ' ' '\n' | awk 'f { print; exit } $0 == "sent_pkts" { f = 1 }')
+capture_check
+sent=$(port_counter softa sent_pkts)
 [ "${sent:-0}" -ge 100 ] || fail "softa sent $sent packets, want at least 100"
 
 # A namespace that goes takes its device (its veth end goes with it).

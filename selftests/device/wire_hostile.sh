@@ -9,15 +9,9 @@
 
 QKEY=0x11111111
 
-# counter NAME: a port counter of softrma0.
-counter() {
-	rdma statistic show link softrma0/1 | tr ' ' '\n' |
-		awk -v k="$1" 'found { print; exit } $0 == k { found = 1 }'
-}
-
 add_softrma0
 names="rcvd_pkts rcvd_icrc_err rcvd_malformed rcvd_no_qp"
-for n in $names; do eval "before_$n=\$(counter $n)"; done
+for n in $names; do eval "before_$n=\$(port_counter softrma0 $n)"; done
 
 "$SOFTRMA_BIN/ud_sink" softrma0 10.9.0.1 $QKEY 5 > /tmp/sink.log &
 sink=$!
@@ -34,7 +28,7 @@ expect_eq "datagrams received" "$(sed -n 's/^received //p' /tmp/sink.log)" 1
 grep -q "^recv 0 52 66 softrma-good$" /tmp/sink.log ||
 	fail "the good packet did not arrive whole: $(grep '^recv' /tmp/sink.log)"
 for n in $names; do
-	eval "delta=\$((\$(counter $n) - before_$n))"
+	eval "delta=\$((\$(port_counter softrma0 $n) - before_$n))"
 	want=$(awk -v k="$n" '$1 == k { print $2 }' /tmp/expect)
 	expect_eq "counter $n" "$delta" "${want:-0}"
 	info "$n +$delta"

@@ -16,13 +16,10 @@ gid=$(gid_index rxe0 "$WIRE_ME")
 uname -r | sed 's/^/# kernel /'
 
 if [ "$role" = a ]; then
-	python3 selftests/wire/capture.py eth0 40 60 > /tmp/capture.txt &
-	cap=$!
+	capture_start eth0 40
 	timeout 60 ibv_rc_pingpong -d rxe0 -g "$gid" -n 50 -s 300 > /tmp/pp.log 2>&1 ||
 		fail "ibv_rc_pingpong server: $(tail -n 3 /tmp/pp.log)"
-	wait "$cap" || fail "capture: ICRC wrong or too few packets"
-	selftests/proto/bin/roce_test --capture 40 < /tmp/capture.txt ||
-		fail "kernel/proto disagrees with rxe's ICRC"
+	capture_check
 	cp /tmp/capture.txt "$SOFTRMA_VM_OUT/capture.txt"
 else
 	retry 60 timeout 60 ibv_rc_pingpong -d rxe0 -g "$gid" -n 50 -s 300 \
