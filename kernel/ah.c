@@ -13,8 +13,7 @@
 
 #define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
 
-static void softrma_av_init(struct softrma_av *av,
-			    const struct rdma_ah_attr *attr)
+void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 

@@ -301,19 +301,22 @@ static void softrma_cursor_seek(struct softrma_cursor *c, u64 off)
 }
 
 /*
- * The one place softrma moves payload: @len bytes from the start of @src to
- * @dst_off bytes into @dst, page by page, once.  @dst holds at least
- * @dst_off + @len bytes, @src at least @len.  May sleep.
+ * The one place softrma moves payload: @len bytes from @src_off bytes into
+ * @src to @dst_off bytes into @dst, page by page, once.  Both lists hold
+ * what the offsets and @len name.  May sleep.
  */
 void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-			 const struct softrma_sgl *src, u64 len)
+			 const struct softrma_sgl *src, u64 src_off, u64 len)
 {
 	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
 	struct page *dpage, *spage;
 	void *daddr, *saddr;
 	u64 dlen, slen, n;
 
+	if (!len)
+		return;
 	softrma_cursor_seek(&d, dst_off);
+	softrma_cursor_seek(&s, src_off);
 	while (len) {
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);

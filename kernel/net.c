@@ -12,7 +12,8 @@
  * takes packets from the socket in softirq context and processes them from a
  * work item, because the responder sleeps.
  *
- * This is the datagram (UD, GSI) part of the transport, over IPv4 and IPv6.
+ * Datagrams (UD, GSI) are sent and delivered here; packets of connected
+ * QPs go to the wire transport (wire.c), over IPv4 and IPv6 alike.
  */
 
 #include <linux/hash.h>
@@ -25,8 +26,7 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
-#include "proto/roce.h"
-#include "softrma.h"
+#include "wire.h"
 
 struct softrma_netsock {
 	struct list_head list;		/* on softrma_netsocks */
@@ -298,50 +298,43 @@ bool softrma_net_forced(void)
 	return READ_ONCE(force_wire);
 }
 
-/* The RoCE headers, payload, pad and room for the ICRC of @req. */
+/*
+ * The RoCE headers of @pkt, pkt->payload_len bytes of @payload from @off,
+ * the pad and room for the ICRC.
+ */
 static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 					 const struct roce_pkt *pkt,
-					 const struct softrma_req *req)
+					 const struct softrma_sgl *payload,
+					 u64 off)
 {
 	unsigned int hdr_len = roce_hdr_len(pkt->opcode);
 	unsigned int headroom = LL_RESERVED_SPACE(dst->dev) +
 				SOFTRMA_NET_HEADROOM;
-	struct softrma_sgl payload;
+	u32 len = pkt->payload_len;
+	struct softrma_sgl data;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(headroom + hdr_len + req->length + pkt->pad +
-			ROCE_ICRC_LEN, GFP_KERNEL);
+	skb = alloc_skb(headroom + hdr_len + len + pkt->pad + ROCE_ICRC_LEN,
+			GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, headroom);
 	roce_build(skb_put(skb, hdr_len), pkt);
-	softrma_sgl_init_kbuf(&payload, skb_put(skb, req->length), req->length);
-	softrma_sgl_copy(&payload, req->local, req->length);
+	softrma_sgl_init_kbuf(&data, skb_put(skb, len), len);
+	softrma_sgl_copy_at(&data, 0, payload, off, len);
 	memset(skb_put(skb, pkt->pad), 0, pkt->pad);
 	skb_put(skb, ROCE_ICRC_LEN);		/* the lengths include it */
 	return skb;
 }
 
-/* The packet of @req, on its way; false when it cannot go out. */
-static bool softrma_net_send_datagram(struct softrma_qp *qp,
-				      struct softrma_req *req)
+/* The packet @pkt of @qp, on its way to @av; false when it cannot go out. */
+static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
+			     const struct roce_pkt *pkt,
+			     const struct softrma_sgl *payload, u64 off)
 {
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
-	const struct softrma_av *av = req->av;
 	struct net *net = dev_net(sdev->netdev);
 	bool ipv4 = softrma_gid_is_ipv4(&av->sgid);
-	struct roce_pkt pkt = {
-		.opcode = ROCE_UD | (req->opcode == IB_WR_SEND_WITH_IMM ?
-				     ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
-		.se = req->send_flags & IB_SEND_SOLICITED,
-		.pad = roce_pad(req->length),
-		.pkey = ROCE_DEFAULT_PKEY,
-		.dqpn = req->dest_qpn,
-		.psn = qp->attr.sq_psn,
-		.qkey = req->qkey,
-		.sqpn = req->src_qpn,
-		.imm = req->imm_data,
-	};
 	struct dst_entry *dst;
 	struct sk_buff *skb;
 	struct flowi4 fl4 = {};
@@ -353,14 +346,12 @@ static bool softrma_net_send_datagram(struct softrma_qp *qp,
 		     softrma_net_route6(net, sdev->netdev, av, &fl6);
 	if (!dst)
 		return false;
-	skb = softrma_net_build(dst, &pkt, req);
+	skb = softrma_net_build(dst, pkt, payload, off);
 	if (!skb) {
 		dst_release(dst);
 		return false;
 	}
-	qp->attr.sq_psn = roce_psn_add(qp->attr.sq_psn, 1);
-
-	softrma_net_push_udp(skb, req->src_qpn);
+	softrma_net_push_udp(skb, qp->ibqp.qp_num);
 	if (ipv4)
 		softrma_net_push_ipv4(skb, net, av, &fl4);
 	else
@@ -372,16 +363,40 @@ static bool softrma_net_send_datagram(struct softrma_qp *qp,
 }
 
 /*
- * Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet.  Returns
- * false when it cannot go out (no route, no memory).
+ * Sends @pkt of @qp to @av, with pkt->payload_len bytes of @payload from
+ * @off.  Returns false when it cannot go out (no route, no memory).
  */
-bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
+		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
+		      u64 off)
 {
-	bool sent = softrma_net_send_datagram(qp, req);
+	bool sent;
 
+	pkt->pkey = ROCE_DEFAULT_PKEY;
+	pkt->pad = roce_pad(pkt->payload_len);
+	sent = softrma_net_send(qp, av, pkt, payload, off);
 	softrma_count(to_sdev(qp->ibqp.device),
 		      sent ? SOFTRMA_CNT_SENT_PKTS : SOFTRMA_CNT_SEND_ERR);
 	return sent;
+}
+
+/* Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet. */
+bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+{
+	struct roce_pkt pkt = {
+		.opcode = ROCE_UD | (req->opcode == IB_WR_SEND_WITH_IMM ?
+				     ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
+		.se = req->send_flags & IB_SEND_SOLICITED,
+		.dqpn = req->dest_qpn,
+		.psn = qp->attr.sq_psn,
+		.qkey = req->qkey,
+		.sqpn = req->src_qpn,
+		.imm = req->imm_data,
+		.payload_len = req->length,
+	};
+
+	qp->attr.sq_psn = roce_psn_add(qp->attr.sq_psn, 1);
+	return softrma_net_xmit(qp, req->av, &pkt, req->local, 0);
 }
 
 /*
@@ -416,6 +431,27 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	softrma_resp_execute(qp, &req);
 	softrma_qp_put(qp);
 	return SOFTRMA_CNT_NUM;
+}
+
+/* A packet of an RC or UC connection, for the QP of @sdev it names. */
+static int softrma_net_rx_connected(struct softrma_dev *sdev,
+				    const struct roce_pkt *pkt,
+				    const u8 *payload)
+{
+	enum ib_qp_type type = (pkt->opcode & 0xe0) == ROCE_RC ? IB_QPT_RC :
+								  IB_QPT_UC;
+	struct softrma_qp *qp;
+	int drop = SOFTRMA_CNT_NUM;
+
+	qp = softrma_qp_get(sdev, pkt->dqpn);
+	if (!qp)
+		return SOFTRMA_CNT_RCVD_NO_QP;
+	if (qp->ibqp.qp_type != type || !READ_ONCE(qp->on_wire))
+		drop = SOFTRMA_CNT_RCVD_NO_QP;
+	else
+		softrma_wire_rx(qp, pkt, payload);
+	softrma_qp_put(qp);
+	return drop;
 }
 
 /* The addresses of an IPv4 or IPv6 packet as GIDs; false if not RoCEv2. */
@@ -457,6 +493,7 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 	struct udphdr *uh = udp_hdr(skb);
 	u32 udp_len = ntohs(uh->len);
 	struct roce_pkt pkt;
+	u8 *payload;
 
 	if (udp_len < sizeof(*uh) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
@@ -467,10 +504,10 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 		return SOFTRMA_CNT_RCVD_ICRC_ERR;
 	if (roce_parse(&pkt, (u8 *)(uh + 1), udp_len - sizeof(*uh)) != ROCE_OK)
 		return SOFTRMA_CNT_RCVD_MALFORMED;
-	if ((pkt.opcode & 0xe0) != ROCE_UD)
-		return SOFTRMA_CNT_RCVD_NO_QP;	/* no connected QPs on the wire yet */
-	return softrma_net_rx_datagram(sdev, &pkt, av, (u8 *)(uh + 1) +
-				       roce_hdr_len(pkt.opcode));
+	payload = (u8 *)(uh + 1) + roce_hdr_len(pkt.opcode);
+	if ((pkt.opcode & 0xe0) == ROCE_UD)
+		return softrma_net_rx_datagram(sdev, &pkt, av, payload);
+	return softrma_net_rx_connected(sdev, &pkt, payload);
 }
 
 /* One received packet, for the device that owns its destination address. */

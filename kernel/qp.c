@@ -198,6 +198,9 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_free;
 	qp->cap = init->cap;
+	err = softrma_wire_create(qp);
+	if (err)
+		goto err_queues;
 
 	err = softrma_qp_reserve_qpn(sdev, init->qp_type, &qpn);
 	if (err)
@@ -214,6 +217,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qp_xa, qpn);
 err_queues:
+	softrma_wire_destroy(qp);
 	softrma_queue_destroy(&qp->rq);
 	softrma_queue_destroy(&qp->sq);
 err_free:
@@ -343,6 +347,7 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	softrma_qp_copy_attr(qp, attr, mask);
+	softrma_wire_modify(qp, attr, mask, next);
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
 		softrma_qp_reset_queues(qp);
 	if (next == IB_QPS_ERR)
@@ -399,6 +404,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&qp->sq_lock);
 	cancel_work_sync(&qp->work);
 	cancel_delayed_work_sync(&qp->rnr_work);
+	softrma_wire_destroy(qp);
 
 	softrma_queue_destroy(&qp->rq);
 	softrma_queue_destroy(&qp->sq);

@@ -2,13 +2,15 @@
 /*
  * The requester and completer of a send queue: each SQ entry is copied out
  * of the shared ring, checked, turned into a request that carries what a
- * packet would, handed to the transport, and completed.  Today's transport
- * is local: the request goes straight to the peer QP's responder and the
- * payload moves once, from the source pages to the target pages.
+ * packet would, handed to the transport, and completed.  The local
+ * transport, for destinations on this host, hands the request straight to
+ * the peer QP's responder, and the payload moves once, from the source pages
+ * to the target pages.  Connected QPs whose peer is elsewhere go on the
+ * wire (wire_req.c); datagrams take the wire per destination.
  */
 
 #include "proto/rnr_timer.h"
-#include "softrma.h"
+#include "wire.h"
 
 static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
 {
@@ -43,9 +45,9 @@ static void softrma_req_set_connected_dest(struct softrma_qp *qp,
 
 /* UD: the destination is the entry's AH, QPN and Q_Key. */
 static enum ib_wc_status softrma_req_set_datagram_dest(struct softrma_qp *qp,
+							const struct softrma_sqe *sqe,
 							struct softrma_req *req)
 {
-	const struct softrma_sqe *sqe = qp->sqe;
 	u32 qkey = sqe->wr.ud.remote_qkey;
 
 	if (softrma_ah_read(to_sdev(qp->ibqp.device), qp->ibqp.pd,
@@ -77,12 +79,13 @@ static bool softrma_req_opcode_ok(struct softrma_qp *qp, u32 opcode)
 }
 
 static enum ib_wc_status softrma_req_set_dest(struct softrma_qp *qp,
+					      const struct softrma_sqe *sqe,
 					      struct softrma_req *req)
 {
 	if (!softrma_req_opcode_ok(qp, req->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (softrma_qp_is_ud(qp))
-		return softrma_req_set_datagram_dest(qp, req);
+		return softrma_req_set_datagram_dest(qp, sqe, req);
 	softrma_req_set_connected_dest(qp, req);
 	return IB_WC_SUCCESS;
 }
@@ -94,12 +97,15 @@ static u64 softrma_req_max_length(struct softrma_qp *qp)
 		softrma_port_mtu(to_sdev(qp->ibqp.device)) : SOFTRMA_MAX_MSG_SZ;
 }
 
-/* Fills @req from the kernel copy of the SQ entry and resolves its memory. */
-static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
-					     struct softrma_req *req)
+/*
+ * Fills @req from @sqe, a kernel copy of an SQ entry, and resolves its
+ * memory into @sgl, which the request then names.
+ */
+enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
+				      const struct softrma_sqe *sqe,
+				      struct softrma_req *req,
+				      struct softrma_sgl *sgl)
 {
-	const struct softrma_sqe *sqe = qp->sqe;
-	struct softrma_sgl *sgl = &qp->req_sgl;
 	enum ib_wc_status status;
 	int local_access = 0, err;
 
@@ -111,7 +117,7 @@ static enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
-	status = softrma_req_set_dest(qp, req);
+	status = softrma_req_set_dest(qp, sqe, req);
 	if (status != IB_WC_SUCCESS)
 		return status;
 	switch (sqe->opcode) {
@@ -194,7 +200,7 @@ static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
  * After an RNR NAK: true when the SQ head waits and is tried again, false
  * when its RNR retries are used up (7 means retry forever).
  */
-static bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
+bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
 	if (!qp->rnr_retrying) {
 		qp->rnr_retrying = true;
@@ -219,7 +225,7 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	enum ib_wc_status status;
 	struct softrma_req req;
 
-	status = softrma_req_prepare(qp, &req);
+	status = softrma_req_prepare(qp, qp->sqe, &req, &qp->req_sgl);
 	if (status != IB_WC_SUCCESS)
 		return status;
 	*length = req.length;
@@ -246,11 +252,13 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	}
 }
 
-/* Completes the SQ head; false when the send CQ overflowed. */
-static bool softrma_req_complete(struct softrma_qp *qp,
-				 enum ib_wc_status status, u64 length)
+/*
+ * Completes the SQ head, whose kernel copy is @sqe; false when the send CQ
+ * overflowed.
+ */
+bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+			  enum ib_wc_status status, u64 length)
 {
-	const struct softrma_sqe *sqe = qp->sqe;
 	bool ok = true;
 
 	if (status != IB_WC_SUCCESS || qp->sig_all ||
@@ -282,6 +290,15 @@ void softrma_req_run(struct softrma_qp *qp)
 	int pending, ret;
 
 	mutex_lock(&qp->sq_lock);
+	if (qp->on_wire) {
+		state = softrma_qp_state(qp);
+		if (state == IB_QPS_RTS) {
+			softrma_wire_send(qp);
+			goto out;
+		}
+		if (state == IB_QPS_ERR)
+			softrma_wire_flush(qp);
+	}
 	while (!qp->rnr_wait) {
 		state = softrma_qp_state(qp);
 		if (state != IB_QPS_RTS && state != IB_QPS_ERR)
@@ -305,10 +322,14 @@ void softrma_req_run(struct softrma_qp *qp)
 				break;
 			status = ret;
 		}
-		if (!softrma_req_complete(qp, status, length) ||
+		if (!softrma_req_complete(qp, qp->sqe, status, length) ||
 		    status != IB_WC_SUCCESS)
 			softrma_qp_set_error(qp);
 	}
+	/* Nothing in flight on the wire: the window starts at the head. */
+	if (qp->wire)
+		qp->wire->next_index = qp->sq.index;
+out:
 	mutex_unlock(&qp->sq_lock);
 }
 

@@ -9,7 +9,7 @@
 #include "proto/net_hdr.h"
 #include "softrma.h"
 
-static int softrma_resp_required_access(u32 opcode)
+int softrma_resp_required_access(u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -79,11 +79,22 @@ static enum rdma_network_type softrma_av_network_type(const struct softrma_av *a
 		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 }
 
-/* Completes the fetched receive WQE; false when the receive CQ overflowed. */
-static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
-				      const struct softrma_req *req,
-				      enum ib_wc_status status,
-				      enum ib_wc_opcode opcode, u64 length)
+/* Takes the fetched receive WQE out of its ring. */
+static void softrma_resp_consume_rqe(struct softrma_qp *qp)
+{
+	softrma_queue_consume(softrma_resp_recv_queue(qp));
+	if (qp->ibqp.srq)
+		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
+}
+
+/*
+ * Completes the receive WQE in qp->rqe, taken out of its ring; false when
+ * the receive CQ overflowed.
+ */
+bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
+				const struct softrma_req *req,
+				enum ib_wc_status status,
+				enum ib_wc_opcode opcode, u64 length)
 {
 	struct softrma_cqe cqe = {
 		.wr_id = qp->rqe->wr_id,
@@ -107,10 +118,59 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 		}
 		solicited |= !!(req->send_flags & IB_SEND_SOLICITED);
 	}
-	softrma_queue_consume(softrma_resp_recv_queue(qp));
-	if (qp->ibqp.srq)
-		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
+}
+
+/* Completes the fetched receive WQE; false when the receive CQ overflowed. */
+static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
+				      const struct softrma_req *req,
+				      enum ib_wc_status status,
+				      enum ib_wc_opcode opcode, u64 length)
+{
+	softrma_resp_consume_rqe(qp);
+	return softrma_resp_post_recv_cqe(qp, req, status, opcode, length);
+}
+
+/* Resolves the memory of the receive WQE in qp->rqe: a completion status. */
+static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp,
+						  struct softrma_sgl *sgl)
+{
+	const struct softrma_rqe *rqe = qp->rqe;
+	int err;
+
+	if (rqe->num_sge > softrma_resp_max_recv_sge(qp))
+		return IB_WC_LOC_QP_OP_ERR;
+	err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				  rqe->sge, rqe->num_sge, IB_ACCESS_LOCAL_WRITE);
+	if (err)
+		return err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * For a message that arrives in packets: takes the next receive WQE out of
+ * its ring into qp->rqe and resolves its memory into @sgl.  -EAGAIN when
+ * none is posted, -EPROTO when the ring is corrupt, -EACCES when the WQE
+ * was bad and has been completed with an error.
+ */
+int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
+			  const struct softrma_req *req)
+{
+	enum ib_wc_status status;
+	int err;
+
+	softrma_resp_lock_recv(qp);
+	err = softrma_resp_fetch_rqe(qp);
+	if (!err)
+		softrma_resp_consume_rqe(qp);
+	softrma_resp_unlock_recv(qp);
+	if (err)
+		return err;
+	status = softrma_resp_resolve_rqe(qp, sgl);
+	if (status == IB_WC_SUCCESS)
+		return 0;
+	softrma_resp_post_recv_cqe(qp, req, status, IB_WC_RECV, 0);
+	return -EACCES;
 }
 
 static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
@@ -152,7 +212,6 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 						     struct softrma_req *req)
 {
 	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
-	const struct softrma_rqe *rqe = qp->rqe;
 	u8 hdr[SOFTRMA_NET_HDR_LEN];
 	enum ib_wc_status status;
 	u32 hdr_len;
@@ -161,15 +220,8 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 	err = softrma_resp_fetch_rqe(qp);
 	if (err)
 		return softrma_resp_no_rqe(qp, req, err);
-
-	if (rqe->num_sge > softrma_resp_max_recv_sge(qp)) {
-		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV, 0);
-		return SOFTRMA_RESP_NAK_OP;
-	}
-	err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device), qp->ibqp.pd,
-				  rqe->sge, rqe->num_sge, IB_ACCESS_LOCAL_WRITE);
-	if (err) {
-		status = err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	status = softrma_resp_resolve_rqe(qp, sgl);
+	if (status != IB_WC_SUCCESS) {
 		softrma_resp_complete_rqe(qp, req, status, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_OP;
 	}
@@ -181,7 +233,7 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 	}
 	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
 	softrma_sgl_copy(sgl, &hdr_sgl, hdr_len);
-	softrma_sgl_copy_at(sgl, hdr_len, req->local, req->length);
+	softrma_sgl_copy_at(sgl, hdr_len, req->local, 0, req->length);
 	softrma_sgl_release(sgl);
 	return softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS, IB_WC_RECV,
 					 hdr_len + req->length) ?
@@ -337,6 +389,8 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	state = softrma_qp_state(qp);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		res = SOFTRMA_RESP_DROPPED;	/* a QP that cannot receive */
+	else if (qp->on_wire)
+		res = SOFTRMA_RESP_DROPPED;	/* its peer speaks in packets */
 	else
 		res = softrma_resp_dispatch(qp, req);
 
@@ -352,15 +406,17 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 }
 
 /*
- * Completes every posted receive with WR_FLUSH_ERR once the QP is in error.
- * An SRQ's receives belong to the SRQ, and stay for its other QPs.
+ * Completes every posted receive with WR_FLUSH_ERR once the QP is in error,
+ * and the receive a message in packets was filling.  An SRQ's receives
+ * belong to the SRQ, and stay for its other QPs.
  */
 void softrma_resp_flush(struct softrma_qp *qp)
 {
-	if (qp->ibqp.srq)
-		return;
 	mutex_lock(&qp->rq_lock);
-	while (softrma_qp_state(qp) == IB_QPS_ERR && !softrma_resp_fetch_rqe(qp))
+	if (qp->wire && softrma_qp_state(qp) == IB_QPS_ERR)
+		softrma_wire_resp_abandon(qp, true);
+	while (!qp->ibqp.srq && softrma_qp_state(qp) == IB_QPS_ERR &&
+	       !softrma_resp_fetch_rqe(qp))
 		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR,
 					       IB_WC_RECV, 0))
 			break;

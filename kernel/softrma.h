@@ -72,6 +72,13 @@ enum softrma_counter {
 	SOFTRMA_CNT_RCVD_ICRC_ERR,
 	SOFTRMA_CNT_RCVD_MALFORMED,	/* lengths, opcode, version, pad */
 	SOFTRMA_CNT_RCVD_NO_QP,		/* no such QP, or it cannot receive */
+	SOFTRMA_CNT_DUP_REQ,		/* responder: PSN already executed */
+	SOFTRMA_CNT_OUT_OF_SEQ,		/* responder: PSN beyond the expected */
+	SOFTRMA_CNT_SENT_RNR_NAK,	/* responder: no receive posted */
+	SOFTRMA_CNT_RCVD_SEQ_NAK,	/* requester: go back on a NAK */
+	SOFTRMA_CNT_RCVD_RNR_NAK,
+	SOFTRMA_CNT_ACK_TIMEOUT,	/* requester: go back on the timer */
+	SOFTRMA_CNT_RETRANS_PKTS,	/* requester: packets sent again */
 	SOFTRMA_CNT_NUM
 };
 
@@ -193,6 +200,8 @@ struct softrma_qp {
 	struct delayed_work rnr_work;
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	struct softrma_users users;	/* QPN lookup + responders at work */
+	struct softrma_wire *wire;	/* RC, UC: the wire transport's state */
+	bool on_wire;			/* the peer is reached in packets */
 };
 
 /* What a requester asks of a responder: what one packet would carry. */
@@ -317,6 +326,7 @@ int softrma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int softrma_destroy_ah(struct ib_ah *ibah, u32 flags);
 int softrma_ah_read(struct softrma_dev *sdev, struct ib_pd *pd, u32 num,
 		    struct softrma_av *av);
+void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr);
 
 /* mr.c */
 struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -334,12 +344,12 @@ void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len);
 void softrma_sgl_release(struct softrma_sgl *sgl);
 void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-			 const struct softrma_sgl *src, u64 len);
+			 const struct softrma_sgl *src, u64 src_off, u64 len);
 
 static inline void softrma_sgl_copy(struct softrma_sgl *dst,
 				    const struct softrma_sgl *src, u64 len)
 {
-	softrma_sgl_copy_at(dst, 0, src, len);
+	softrma_sgl_copy_at(dst, 0, src, 0, len);
 }
 
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
@@ -384,6 +394,13 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 
 /* req.c: the requester and completer of the send queue */
+enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
+				      const struct softrma_sqe *sqe,
+				      struct softrma_req *req,
+				      struct softrma_sgl *sgl);
+bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+			  enum ib_wc_status status, u64 length);
+bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer);
 void softrma_req_run(struct softrma_qp *qp);
 void softrma_req_rnr_work(struct work_struct *work);
 
@@ -391,5 +408,20 @@ void softrma_req_rnr_work(struct work_struct *work);
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_req *req);
 void softrma_resp_flush(struct softrma_qp *qp);
+int softrma_resp_required_access(u32 opcode);
+int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
+			  const struct softrma_req *req);
+bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
+				const struct softrma_req *req,
+				enum ib_wc_status status,
+				enum ib_wc_opcode opcode, u64 length);
+
+/* wire.c: connected QPs on the wire */
+int softrma_wire_create(struct softrma_qp *qp);
+void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
+			 int mask, enum ib_qp_state next);
+void softrma_wire_destroy(struct softrma_qp *qp);
+void softrma_wire_flush(struct softrma_qp *qp);
+void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush);
 
 #endif /* SOFTRMA_H */

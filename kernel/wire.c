@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Connected QPs (RC, UC) on the wire: the choice of transport, made when
+ * the path is set, and the lifetime of the state that the requester,
+ * completer and responder keep between packets.  A QP goes on the wire when
+ * no softrma device of its namespace owns the peer's GID, or with
+ * force_wire; both ends of a local connection decide alike.
+ */
+
+#include <linux/slab.h>
+
+#include "wire.h"
+
+int softrma_wire_create(struct softrma_qp *qp)
+{
+	struct softrma_wire *w;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return 0;
+	w = kvzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->sqes = kvmalloc_array(SOFTRMA_WIRE_WQES, qp->sq.stride, GFP_KERNEL);
+	if (!w->sqes) {
+		kvfree(w);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < SOFTRMA_WIRE_WQES; i++)
+		w->wqe[i].sqe = w->sqes + (size_t)i * qp->sq.stride;
+	w->qp = qp;
+	w->resp.last_op = ROCE_OP_NONE;
+	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);
+	qp->wire = w;
+	return 0;
+}
+
+static bool softrma_wire_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
+{
+	struct softrma_dev *peer;
+
+	if (softrma_net_forced())
+		return true;
+	peer = softrma_get_dev_by_gid(softrma_qp_net(qp), dgid);
+	if (!peer)
+		return true;
+	ib_device_put(&peer->ib_dev);
+	return false;
+}
+
+/* Lets go of the memory of every WQE in flight; nothing completes. */
+static void softrma_wire_release(struct softrma_qp *qp)
+{
+	if (!qp->on_wire)
+		return;
+	for (u32 i = qp->sq.index; i != qp->wire->next_index; i++)
+		softrma_sgl_release(&softrma_wire_wqe(qp, i)->sgl);
+	qp->wire->next_index = qp->sq.index;
+}
+
+/* Under sq_lock and rq_lock, before the queues are reset. */
+void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
+			 int mask, enum ib_qp_state next)
+{
+	struct softrma_wire *w = qp->wire;
+
+	if (!w)
+		return;
+	if (mask & IB_QP_AV) {
+		softrma_av_init(&w->av, &attr->ah_attr);
+		WRITE_ONCE(qp->on_wire, softrma_wire_wanted(qp, &w->av.dgid));
+	}
+	if (mask & IB_QP_PATH_MTU)
+		w->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	if (mask & IB_QP_RQ_PSN) {
+		w->resp.epsn = qp->attr.rq_psn;
+		w->resp.nak_sent = false;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		w->send_psn = qp->attr.sq_psn;
+		w->comp_psn = w->send_psn;
+		w->max_psn = w->send_psn;
+		w->next_index = qp->sq.index;
+	}
+	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT))
+		w->retry_left = qp->attr.retry_cnt;
+	if (next == IB_QPS_RESET) {
+		softrma_wire_release(qp);
+		softrma_wire_resp_abandon(qp, false);
+		w->next_index = 0;
+		WRITE_ONCE(qp->on_wire, false);
+	}
+}
+
+/* After the QP's work is stopped: nothing runs on it any more. */
+void softrma_wire_destroy(struct softrma_qp *qp)
+{
+	struct softrma_wire *w = qp->wire;
+
+	if (!w)
+		return;
+	cancel_delayed_work_sync(&w->retrans_work);
+	softrma_wire_release(qp);
+	softrma_wire_resp_abandon(qp, false);
+	kvfree(w->sqes);
+	kvfree(w);
+	qp->wire = NULL;
+}
+
+/* In error: the WQEs in flight complete with WR_FLUSH_ERR.  sq_lock. */
+void softrma_wire_flush(struct softrma_qp *qp)
+{
+	while (qp->sq.index != qp->wire->next_index)
+		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
+}
+
+/* A packet from the peer: responses to the completer, requests to the responder. */
+void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
+		     const u8 *payload)
+{
+	if (roce_op_is_response(pkt->opcode & 0x1f))
+		softrma_wire_comp_packet(qp, pkt, payload);
+	else
+		softrma_wire_resp_packet(qp, pkt, payload);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The connected transports (RC, UC) on the wire.  The requester (wire_req.c)
+ * takes SQ entries into a window of in-flight WQEs and sends their packets,
+ * the completer (wire_comp.c) retires them on acknowledgements and READ
+ * responses and goes back to the oldest unacknowledged PSN on a NAK or a
+ * timeout, and the responder (wire_resp.c) executes requests packet by
+ * packet.
+ */
+#ifndef SOFTRMA_WIRE_H
+#define SOFTRMA_WIRE_H
+
+#include "proto/seq.h"
+#include "softrma.h"
+
+#define SOFTRMA_WIRE_WQES	32	/* SQ entries in flight at once */
+#define SOFTRMA_WIRE_PSNS	512	/* packets unacknowledged at once */
+#define SOFTRMA_WIRE_READ_PKTS	256	/* response packets per READ request */
+#define SOFTRMA_WIRE_ACK_EVERY	64	/* AckReq at least this often */
+
+/* An SQ entry on the wire, from the time it is taken until it completes. */
+struct softrma_wqe {
+	struct softrma_sqe *sqe;	/* kernel copy */
+	struct softrma_req req;		/* its request, prepared */
+	struct softrma_sgl sgl;		/* its local memory, held */
+	enum ib_wc_status status;	/* not SUCCESS: failed before sending */
+	u32 first_psn;
+	u32 last_psn;			/* READ: of its last response */
+	u32 next_psn;			/* the next of its packets to send */
+};
+
+/* The responder's state between packets. */
+struct softrma_wire_resp {
+	u32 epsn;			/* the PSN expected next */
+	u32 msn;			/* messages completed, 24 bits */
+	u8 last_op;			/* of the message in progress */
+	bool nak_sent;			/* a sequence NAK is out for epsn */
+	u64 offset;			/* bytes of the message placed */
+	struct softrma_sgl target;	/* WRITE: the memory its RETH names */
+	u64 length;			/* WRITE: the RETH's DMA length */
+	bool rqe_held;			/* qp->rqe is out of its ring, ours */
+	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
+	struct {
+		u32 psn;
+		u64 orig;
+	} atomic[SOFTRMA_MAX_RD_ATOMIC]; /* results, for duplicates */
+	u32 atomic_next;
+	u32 atomic_valid;
+};
+
+struct softrma_wire {
+	struct softrma_qp *qp;
+	struct softrma_av av;		/* the path to the peer */
+	u32 mtu;			/* path MTU in bytes */
+	/* requester and completer: under sq_lock */
+	void *sqes;			/* the kernel copies of wqe[].sqe */
+	u32 next_index;			/* SQ index of the next entry to take */
+	u32 send_psn;			/* PSN of the next new packet */
+	u32 max_psn;			/* beyond the last PSN ever sent */
+	u32 comp_psn;			/* the oldest PSN not acknowledged */
+	u32 noack_pkts;			/* sent since the last AckReq */
+	u8 retry_left;
+	bool rewound;			/* since the last progress */
+	struct delayed_work retrans_work;
+	struct softrma_wqe wqe[SOFTRMA_WIRE_WQES];
+	/* responder: under rq_lock */
+	struct softrma_wire_resp resp;
+};
+
+static inline struct softrma_wqe *softrma_wire_wqe(struct softrma_qp *qp,
+						   u32 index)
+{
+	return &qp->wire->wqe[index % SOFTRMA_WIRE_WQES];
+}
+
+static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
+{
+	return wqe->req.opcode == IB_WR_RDMA_READ;
+}
+
+static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
+{
+	return wqe->req.opcode == IB_WR_RDMA_READ ||
+	       wqe->req.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->req.opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* wire.c */
+void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
+		     const u8 *payload);
+
+/* net.c */
+bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
+		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
+		      u64 off);
+
+/* wire_req.c */
+void softrma_wire_send(struct softrma_qp *qp);
+void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart);
+void softrma_wire_complete_head(struct softrma_qp *qp,
+				enum ib_wc_status status);
+
+/* wire_comp.c */
+void softrma_wire_comp_packet(struct softrma_qp *qp,
+			      const struct roce_pkt *pkt, const u8 *payload);
+void softrma_wire_retrans_work(struct work_struct *work);
+
+/* wire_resp.c */
+void softrma_wire_resp_packet(struct softrma_qp *qp,
+			      const struct roce_pkt *pkt, const u8 *payload);
+
+#endif /* SOFTRMA_WIRE_H */

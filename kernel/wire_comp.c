@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completer of RC QPs on the wire: acknowledgements, NAKs, READ
+ * responses and atomic acknowledgements retire the WQEs in flight, oldest
+ * first.  Whatever the peer has not acknowledged is sent again from the
+ * oldest unacknowledged PSN (go-back-N): after a PSN sequence NAK, an RNR
+ * NAK (once its timer ran out), missing READ responses, or the
+ * retransmission timer.  Acknowledgements for PSNs never sent are ignored.
+ */
+
+#include "wire.h"
+
+static struct softrma_wqe *softrma_wire_head(struct softrma_qp *qp)
+{
+	if (qp->sq.index == qp->wire->next_index)
+		return NULL;
+	return softrma_wire_wqe(qp, qp->sq.index);
+}
+
+static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
+{
+	struct softrma_wire *w = qp->wire;
+
+	w->comp_psn = comp_psn;
+	w->retry_left = qp->attr.retry_cnt;
+	w->rewound = false;
+	softrma_wire_arm_timer(qp, true);
+}
+
+/*
+ * Sends everything from the oldest unacknowledged PSN again, once until
+ * the next progress unless @again.
+ */
+static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
+{
+	struct softrma_wire *w = qp->wire;
+	struct softrma_wqe *wqe;
+
+	if (w->rewound && !again)
+		return;
+	w->rewound = true;
+	for (u32 i = qp->sq.index; i != w->next_index; i++) {
+		wqe = softrma_wire_wqe(qp, i);
+		if (roce_psn_diff(w->comp_psn, wqe->first_psn) > 0 &&
+		    roce_psn_diff(w->comp_psn, wqe->last_psn) <= 0)
+			wqe->next_psn = w->comp_psn;
+		else if (roce_psn_diff(wqe->next_psn, w->comp_psn) > 0)
+			wqe->next_psn = wqe->first_psn;
+	}
+	w->noack_pkts = 0;
+}
+
+/* Retires the WQEs that the peer acknowledged up to and including @psn. */
+static void softrma_wire_acked(struct softrma_qp *qp, u32 psn)
+{
+	struct softrma_wire *w = qp->wire;
+	struct softrma_wqe *wqe;
+
+	while ((wqe = softrma_wire_head(qp)) && wqe->status == IB_WC_SUCCESS) {
+		if (softrma_wqe_waits_response(wqe)) {
+			/* Acknowledged beyond it: its responses were lost. */
+			if (roce_psn_diff(psn, wqe->last_psn) >= 0)
+				softrma_wire_go_back(qp, false);
+			return;
+		}
+		if (roce_psn_diff(psn, wqe->last_psn) < 0) {
+			if (roce_psn_diff(psn, w->comp_psn) >= 0)
+				softrma_wire_progress(qp, roce_psn_add(psn, 1));
+			return;
+		}
+		softrma_wire_progress(qp, roce_psn_add(wqe->last_psn, 1));
+		softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+	}
+}
+
+/* An acknowledgement may name the PSN before the oldest, up to the last sent. */
+static bool softrma_wire_psn_valid(struct softrma_wire *w, u32 psn)
+{
+	return roce_psn_diff(psn, w->comp_psn) >= -1 &&
+	       roce_psn_diff(psn, w->max_psn) < 0;
+}
+
+static enum ib_wc_status softrma_wire_nak_status(u8 code)
+{
+	switch (code) {
+	case 2:
+		return IB_WC_REM_ACCESS_ERR;
+	case 3:
+		return IB_WC_REM_OP_ERR;
+	default:			/* 1, invalid request; 4, invalid RD */
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static void softrma_wire_count(struct softrma_qp *qp, enum softrma_counter c)
+{
+	softrma_count(to_sdev(qp->ibqp.device), c);
+}
+
+/* A NAK for @psn: everything before it was executed. */
+static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
+{
+	struct softrma_wire *w = qp->wire;
+	u8 value = roce_aeth_value(syndrome);
+
+	softrma_wire_acked(qp, roce_psn_add(psn, -1));
+	if (!softrma_wire_head(qp))
+		return;
+	if (roce_aeth_kind(syndrome) == ROCE_AETH_KIND_RNR) {
+		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_RNR_NAK);
+		if (!softrma_req_rnr_wait(qp, value)) {
+			softrma_wire_complete_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		softrma_wire_go_back(qp, true);
+		return;
+	}
+	if (value != 0) {
+		softrma_wire_complete_head(qp, softrma_wire_nak_status(value));
+		return;
+	}
+	softrma_wire_count(qp, SOFTRMA_CNT_RCVD_SEQ_NAK);
+	if (!w->retry_left) {
+		softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	w->retry_left--;
+	softrma_wire_go_back(qp, false);
+}
+
+static void softrma_wire_ack(struct softrma_qp *qp, const struct roce_pkt *pkt)
+{
+	switch (roce_aeth_kind(pkt->syndrome)) {
+	case ROCE_AETH_KIND_ACK:
+		softrma_wire_acked(qp, pkt->psn);
+		break;
+	case ROCE_AETH_KIND_RNR:
+	case ROCE_AETH_KIND_NAK:
+		softrma_wire_nak(qp, pkt->psn, pkt->syndrome);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The oldest WQE, when it waits for the response @pkt and @pkt is the
+ * response it expects next; a gap sends the READ again from what is missing.
+ */
+static struct softrma_wqe *softrma_wire_responded(struct softrma_qp *qp,
+						  const struct roce_pkt *pkt)
+{
+	struct softrma_wire *w = qp->wire;
+	struct softrma_wqe *wqe;
+
+	softrma_wire_acked(qp, roce_psn_add(pkt->psn, -1));
+	wqe = softrma_wire_head(qp);
+	if (!wqe || wqe->status != IB_WC_SUCCESS ||
+	    !softrma_wqe_waits_response(wqe) ||
+	    roce_psn_diff(pkt->psn, wqe->last_psn) > 0)
+		return NULL;
+	if (pkt->psn != w->comp_psn) {
+		if (roce_psn_diff(pkt->psn, w->comp_psn) > 0)
+			softrma_wire_go_back(qp, false);
+		return NULL;
+	}
+	return wqe;
+}
+
+static void softrma_wire_read_resp(struct softrma_qp *qp,
+				   const struct roce_pkt *pkt,
+				   const u8 *payload)
+{
+	struct softrma_wqe *wqe = softrma_wire_responded(qp, pkt);
+	u32 mtu = qp->wire->mtu;
+	struct softrma_sgl data;
+	u64 off;
+
+	if (!wqe || !softrma_wqe_is_read(wqe))
+		return;
+	off = (u64)roce_psn_diff(pkt->psn, wqe->first_psn) * mtu;
+	if (pkt->payload_len != min_t(u64, mtu, wqe->req.length - off)) {
+		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_MALFORMED);
+		return;
+	}
+	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
+	softrma_sgl_copy_at(&wqe->sgl, off, &data, 0, pkt->payload_len);
+	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
+	if (pkt->psn == wqe->last_psn)
+		softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+}
+
+static void softrma_wire_atomic_ack(struct softrma_qp *qp,
+				    const struct roce_pkt *pkt)
+{
+	struct softrma_wqe *wqe = softrma_wire_responded(qp, pkt);
+	u64 orig = pkt->atomic_orig;
+	struct softrma_sgl data;
+
+	if (!wqe || softrma_wqe_is_read(wqe))
+		return;
+	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
+	softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig));
+	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
+	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+}
+
+/* A response packet from the peer of the RC QP @qp. */
+void softrma_wire_comp_packet(struct softrma_qp *qp,
+			      const struct roce_pkt *pkt, const u8 *payload)
+{
+	u8 op = pkt->opcode & 0x1f;
+
+	mutex_lock(&qp->sq_lock);
+	if (softrma_qp_state(qp) != IB_QPS_RTS ||
+	    !softrma_wire_psn_valid(qp->wire, pkt->psn))
+		goto out;
+	if (op == ROCE_ACK)
+		softrma_wire_ack(qp, pkt);
+	else if (op == ROCE_ATOMIC_ACK)
+		softrma_wire_atomic_ack(qp, pkt);
+	else
+		softrma_wire_read_resp(qp, pkt, payload);
+	if (softrma_qp_state(qp) == IB_QPS_RTS)
+		softrma_wire_send(qp);
+out:
+	mutex_unlock(&qp->sq_lock);
+}
+
+/* The retransmission timer: nothing acknowledged for the QP's timeout. */
+void softrma_wire_retrans_work(struct work_struct *work)
+{
+	struct softrma_wire *w = container_of(to_delayed_work(work),
+					      struct softrma_wire,
+					      retrans_work);
+	struct softrma_qp *qp = w->qp;
+
+	mutex_lock(&qp->sq_lock);
+	if (softrma_qp_state(qp) != IB_QPS_RTS || qp->dying ||
+	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0 ||
+	    !softrma_wire_head(qp))
+		goto out;
+	if (qp->rnr_wait) {
+		softrma_wire_arm_timer(qp, true);
+		goto out;
+	}
+	softrma_wire_count(qp, SOFTRMA_CNT_ACK_TIMEOUT);
+	if (!w->retry_left) {
+		softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);
+		goto out;
+	}
+	w->retry_left--;
+	softrma_wire_go_back(qp, true);
+	softrma_wire_send(qp);
+	softrma_wire_arm_timer(qp, true);
+out:
+	mutex_unlock(&qp->sq_lock);
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester of connected QPs on the wire.  SQ entries are taken into a
+ * window of WQEs in flight (kernel copies, their memory resolved and held
+ * until they complete), numbered with consecutive PSNs and sent as packets
+ * of the path MTU.  RC keeps them until the completer retires them; it asks
+ * for an acknowledgement at the end of each message and every
+ * SOFTRMA_WIRE_ACK_EVERY packets, and keeps at most SOFTRMA_WIRE_PSNS
+ * packets unacknowledged.  A READ goes out as requests of at most
+ * SOFTRMA_WIRE_READ_PKTS responses, one at a time, so that no request asks
+ * for more than the window.  UC completes what it has sent.
+ */
+
+#include "wire.h"
+
+static bool softrma_is_write(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static bool softrma_is_atomic_op(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* IBA 9.7.6.1.3: 4.096 us << timeout; 0 waits forever. */
+static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
+{
+	u8 t = qp->attr.timeout;
+
+	if (!t)
+		return 0;
+	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), 2);
+}
+
+/* Starts the retransmission timer, or restarts it after progress. */
+void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
+{
+	unsigned long timeout = softrma_wire_timeout(qp);
+	struct delayed_work *dw = &qp->wire->retrans_work;
+
+	if (!timeout || qp->dying || !softrma_qp_is_reliable(qp))
+		return;
+	if (restart)
+		mod_delayed_work(system_unbound_wq, dw, timeout);
+	else
+		queue_delayed_work(system_unbound_wq, dw, timeout);
+}
+
+/* Completes the oldest WQE in flight, and lets go of its memory. */
+void softrma_wire_complete_head(struct softrma_qp *qp,
+				enum ib_wc_status status)
+{
+	struct softrma_wqe *wqe = softrma_wire_wqe(qp, qp->sq.index);
+
+	softrma_sgl_release(&wqe->sgl);
+	if (!softrma_req_complete(qp, wqe->sqe, status, wqe->req.length) ||
+	    status != IB_WC_SUCCESS)
+		softrma_qp_set_error(qp);
+}
+
+static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,
+			      const struct softrma_sgl *payload, u64 off)
+{
+	struct softrma_wire *w = qp->wire;
+
+	pkt->opcode |= softrma_qp_is_reliable(qp) ? ROCE_RC : ROCE_UC;
+	pkt->dqpn = qp->attr.dest_qp_num;
+	if (roce_psn_diff(pkt->psn, w->max_psn) < 0)
+		softrma_count(to_sdev(qp->ibqp.device),
+			      SOFTRMA_CNT_RETRANS_PKTS);
+	softrma_wire_arm_timer(qp, false);
+	return softrma_net_xmit(qp, &w->av, pkt, payload, off);
+}
+
+static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
+{
+	if (roce_psn_diff(end_psn, w->max_psn) > 0)
+		w->max_psn = end_psn;
+}
+
+/* Asks for an acknowledgement at the end of a message and every so often. */
+static bool softrma_wire_ackreq(struct softrma_qp *qp, bool last)
+{
+	struct softrma_wire *w = qp->wire;
+
+	if (!softrma_qp_is_reliable(qp))
+		return false;
+	if (last || ++w->noack_pkts >= SOFTRMA_WIRE_ACK_EVERY) {
+		w->noack_pkts = 0;
+		return true;
+	}
+	return false;
+}
+
+/* The next packet of a SEND or WRITE. */
+static void softrma_wire_send_data(struct softrma_qp *qp,
+				   struct softrma_wqe *wqe)
+{
+	struct softrma_wire *w = qp->wire;
+	const struct softrma_req *req = &wqe->req;
+	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
+	u64 off = (u64)idx * w->mtu;
+	bool first = !idx, last = wqe->next_psn == wqe->last_psn;
+	bool write = softrma_is_write(req->opcode);
+	bool imm = req->opcode == IB_WR_SEND_WITH_IMM ||
+		   req->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	struct roce_pkt pkt = {
+		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
+				      imm, first, last),
+		.psn = wqe->next_psn,
+		.payload_len = min_t(u64, w->mtu, req->length - off),
+		.ackreq = softrma_wire_ackreq(qp, last),
+	};
+
+	if (write && first) {
+		pkt.va = req->remote_addr;
+		pkt.rkey = req->rkey;
+		pkt.dma_len = req->length;
+	}
+	if (last) {
+		pkt.se = req->send_flags & IB_SEND_SOLICITED;
+		pkt.imm = req->imm_data;
+	}
+	softrma_wire_xmit(qp, &pkt, &wqe->sgl, off);
+	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
+	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
+}
+
+static void softrma_wire_send_atomic(struct softrma_qp *qp,
+				     struct softrma_wqe *wqe)
+{
+	const struct softrma_req *req = &wqe->req;
+	bool cmp_swap = req->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+	struct roce_pkt pkt = {
+		.opcode = cmp_swap ? ROCE_CMP_SWAP : ROCE_FETCH_ADD,
+		.psn = wqe->next_psn,
+		.ackreq = true,
+		.va = req->remote_addr,
+		.rkey = req->rkey,
+		.swap_add = cmp_swap ? req->swap : req->compare_add,
+		.compare = cmp_swap ? req->compare_add : 0,
+	};
+
+	softrma_wire_xmit(qp, &pkt, NULL, 0);
+	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
+	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
+}
+
+/*
+ * The next READ request of @wqe, for the responses from next_psn on: once
+ * every response before it has arrived.  False when it has to wait.
+ */
+static bool softrma_wire_send_read(struct softrma_qp *qp,
+				   struct softrma_wqe *wqe)
+{
+	struct softrma_wire *w = qp->wire;
+	const struct softrma_req *req = &wqe->req;
+	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
+	u32 left = roce_psn_diff(wqe->last_psn, wqe->next_psn) + 1;
+	u32 n = min_t(u32, left, SOFTRMA_WIRE_READ_PKTS);
+	u64 off = (u64)idx * w->mtu;
+	struct roce_pkt pkt = {
+		.opcode = ROCE_READ_REQ,
+		.psn = wqe->next_psn,
+		.ackreq = true,
+		.va = req->remote_addr + off,
+		.rkey = req->rkey,
+		.dma_len = min_t(u64, req->length - off, (u64)n * w->mtu),
+	};
+
+	if (idx && w->comp_psn != wqe->next_psn)
+		return false;
+	softrma_wire_xmit(qp, &pkt, NULL, 0);
+	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
+	softrma_wire_sent(w, wqe->next_psn);
+	return true;
+}
+
+/* Sends what @wqe has not sent; false when the rest has to wait. */
+static bool softrma_wire_send_wqe(struct softrma_qp *qp,
+				  struct softrma_wqe *wqe)
+{
+	struct softrma_wire *w = qp->wire;
+
+	while (roce_psn_diff(wqe->next_psn, wqe->last_psn) <= 0) {
+		if (softrma_qp_is_reliable(qp) &&
+		    roce_psn_diff(wqe->next_psn, w->comp_psn) >=
+		    SOFTRMA_WIRE_PSNS)
+			return false;
+		if (softrma_wqe_is_read(wqe)) {
+			if (!softrma_wire_send_read(qp, wqe))
+				return false;
+		} else if (softrma_is_atomic_op(wqe->req.opcode)) {
+			softrma_wire_send_atomic(qp, wqe);
+		} else {
+			softrma_wire_send_data(qp, wqe);
+		}
+	}
+	return true;
+}
+
+/* READs and atomics in flight, against max_rd_atomic. */
+static bool softrma_wire_rd_atomic_full(struct softrma_qp *qp)
+{
+	u32 n = 0;
+
+	for (u32 i = qp->sq.index; i != qp->wire->next_index; i++)
+		n += softrma_wqe_waits_response(softrma_wire_wqe(qp, i));
+	return n >= max_t(u32, qp->attr.max_rd_atomic, 1);
+}
+
+static u32 softrma_wire_num_psns(struct softrma_qp *qp,
+				 const struct softrma_wqe *wqe)
+{
+	if (softrma_is_atomic_op(wqe->req.opcode))
+		return 1;
+	return roce_num_pkts(wqe->req.length, qp->wire->mtu);
+}
+
+/*
+ * Takes the next posted SQ entry into the window and numbers its packets.
+ * False when there is none, no room, or it has to wait for those before it
+ * (a fence, or max_rd_atomic).
+ */
+static bool softrma_wire_take(struct softrma_qp *qp)
+{
+	struct softrma_wire *w = qp->wire;
+	int pending = softrma_queue_pending(&qp->sq);
+	u32 taken = w->next_index - qp->sq.index, n;
+	struct softrma_wqe *wqe;
+	struct softrma_sqe *sqe;
+
+	if (pending < 0) {
+		softrma_qp_set_error(qp);
+		return false;
+	}
+	if (pending == taken || taken == SOFTRMA_WIRE_WQES)
+		return false;
+	wqe = softrma_wire_wqe(qp, w->next_index);
+	sqe = wqe->sqe;
+	memcpy(sqe, softrma_queue_entry(&qp->sq, w->next_index), qp->sq.stride);
+	/* A fence waits for everything before it, not only READs and atomics. */
+	if (taken && (sqe->send_flags & IB_SEND_FENCE))
+		return false;
+	if ((sqe->opcode == IB_WR_RDMA_READ ||
+	     softrma_is_atomic_op(sqe->opcode)) &&
+	    softrma_wire_rd_atomic_full(qp))
+		return false;
+
+	wqe->status = softrma_req_prepare(qp, sqe, &wqe->req, &wqe->sgl);
+	n = wqe->status == IB_WC_SUCCESS ? softrma_wire_num_psns(qp, wqe) : 0;
+	wqe->first_psn = w->send_psn;
+	wqe->next_psn = w->send_psn;
+	wqe->last_psn = roce_psn_add(w->send_psn, n - 1);
+	w->send_psn = roce_psn_add(w->send_psn, n);
+	w->next_index++;
+	return true;
+}
+
+/*
+ * Sends what the window allows, taking new SQ entries as it goes.  A WQE
+ * that failed before sending completes with its error once it is the
+ * oldest.  Under sq_lock, in RTS.
+ */
+void softrma_wire_send(struct softrma_qp *qp)
+{
+	struct softrma_wire *w = qp->wire;
+	struct softrma_wqe *wqe;
+
+	if (qp->rnr_wait)
+		return;
+	for (u32 i = qp->sq.index; ; i++) {
+		if (i == w->next_index && !softrma_wire_take(qp))
+			break;
+		wqe = softrma_wire_wqe(qp, i);
+		if (wqe->status != IB_WC_SUCCESS) {
+			if (i == qp->sq.index)
+				softrma_wire_complete_head(qp, wqe->status);
+			break;
+		}
+		if (!softrma_wire_send_wqe(qp, wqe))
+			break;
+		/* UC: sent is done; so was everything before it. */
+		if (!softrma_qp_is_reliable(qp))
+			softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+	}
+}
