@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest side of selftests/wire/pair: softrma on guest a; on guest b
+# rdma_rxe, or softrma when PEER=softrma.  Connected traffic over the link
+# with the server on a, then on b: ibv_rc_pingpong and ibv_uc_pingpong
+# (received data checked, -c), rping -V (data validated), ib_write_bw,
+# ib_read_bw, ib_send_bw, ib_atomic_bw and ib_write_lat.  Guest a captures
+# the RC packets of both sides and checks every ICRC with zlib and with
+# kernel/proto.
+. "$(dirname "$0")/../lib.sh"
+
+role=$1
+peer=${PEER:-rxe}
+wire_up "$role"
+if [ "$role" = a ] || [ "$peer" = softrma ]; then
+	load_softrma
+	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
+	me=softrma
+else
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
+	me=rxe
+fi
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
+wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
+gid=$(gid_index dev0 "$WIRE_ME")
+
+# result LOG: the line with the figures (perftest ends with a ruler).
+result() {
+	grep -E '^ *[0-9]|iters' "$1" | tail -n 1
+}
+
+# step NAME SERVER_ROLE CMD: CMD as the server on SERVER_ROLE, and as its
+# client (the peer's address appended) on the other guest.
+step() {
+	if [ "$role" = "$2" ]; then
+		timeout 180 sh -c "$3" > /tmp/server.log 2>&1 ||
+			fail "$1, $me server: $(tail -n 12 /tmp/server.log)"
+		info "$1, $me server: $(result /tmp/server.log)"
+	else
+		: > /tmp/client.log
+		retry 90 timeout 180 sh -c "$3 $WIRE_PEER" >> /tmp/client.log 2>&1 ||
+			fail "$1, $me client: $(grep -v "connect" /tmp/client.log | tail -n 25)"
+		info "$1, $me client: $(result /tmp/client.log)"
+	fi
+}
+
+# rping takes its address as an option, and the server binds to its own.
+rping_step() {
+	if [ "$role" = "$1" ]; then
+		timeout 180 rping -s -a "$WIRE_ME" -V -C 20 -S 4000 > /tmp/server.log 2>&1 ||
+			fail "rping -V, $me server: $(tail -n 3 /tmp/server.log)"
+	else
+		retry 90 timeout 180 rping -c -a "$WIRE_PEER" -V -C 20 -S 4000 > /tmp/client.log 2>&1 ||
+			fail "rping -V, $me client: $(tail -n 3 /tmp/client.log)"
+	fi
+	info "rping -V: 20 pings of 4000 bytes validated ($me)"
+}
+
+pt="-d dev0 -x $gid -F"
+for server in a b; do
+	[ "$role" = a ] && [ "$server" = a ] && capture_start eth0 200
+	step "ibv_rc_pingpong -c" $server "ibv_rc_pingpong -d dev0 -g $gid -c -n 200 -s 8192"
+	[ "$role" = a ] && [ "$server" = a ] && capture_check
+	step "ibv_uc_pingpong -c" $server "ibv_uc_pingpong -d dev0 -g $gid -c -n 200 -s 1000"
+	rping_step $server
+	step "ib_write_bw" $server "ib_write_bw $pt -n 200 -s 65536"
+	step "ib_read_bw" $server "ib_read_bw $pt -n 200 -s 65536"
+	step "ib_send_bw" $server "ib_send_bw $pt -n 200 -s 65536"
+	step "ib_atomic_bw" $server "ib_atomic_bw $pt -n 200"
+	step "ib_write_lat" $server "ib_write_lat $pt -n 200 -s 64"
+done
+[ "$me" = softrma ] && info "$(rdma statistic show link dev0/1)"
