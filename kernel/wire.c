@@ -80,6 +80,7 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->comp_psn = w->send_psn;
 		w->max_psn = w->send_psn;
 		w->next_index = qp->sq.index;
+		w->window = SOFTRMA_WIRE_PSNS;
 	}
 	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT))
 		w->retry_left = qp->attr.retry_cnt;

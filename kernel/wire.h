@@ -14,7 +14,8 @@
 #include "softrma.h"
 
 #define SOFTRMA_WIRE_WQES	32	/* SQ entries in flight at once */
-#define SOFTRMA_WIRE_PSNS	512	/* packets unacknowledged at once */
+#define SOFTRMA_WIRE_PSNS	512	/* packets unacknowledged at once, at most */
+#define SOFTRMA_WIRE_MIN_WINDOW	16	/* ... and at least, after losses */
 #define SOFTRMA_WIRE_READ_PKTS	256	/* response packets per READ request */
 #define SOFTRMA_WIRE_ACK_EVERY	64	/* AckReq at least this often */
 
@@ -27,6 +28,7 @@ struct softrma_wqe {
 	u32 first_psn;
 	u32 last_psn;			/* READ: of its last response */
 	u32 next_psn;			/* the next of its packets to send */
+	u32 read_end;			/* READ: after its request's responses */
 };
 
 /* The responder's state between packets. */
@@ -35,6 +37,8 @@ struct softrma_wire_resp {
 	u32 msn;			/* messages completed, 24 bits */
 	u8 last_op;			/* of the message in progress */
 	bool nak_sent;			/* a sequence NAK is out for epsn */
+	u32 oos_psn;			/* the last PSN beyond epsn seen */
+	u32 oos_pkts;			/* beyond epsn since the last NAK */
 	u64 offset;			/* bytes of the message placed */
 	struct softrma_sgl target;	/* WRITE: the memory its RETH names */
 	u64 length;			/* WRITE: the RETH's DMA length */
@@ -59,6 +63,7 @@ struct softrma_wire {
 	u32 max_psn;			/* beyond the last PSN ever sent */
 	u32 comp_psn;			/* the oldest PSN not acknowledged */
 	u32 noack_pkts;			/* sent since the last AckReq */
+	u32 window;			/* packets unacknowledged at once, now */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
 	struct delayed_work retrans_work;

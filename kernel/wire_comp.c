@@ -22,6 +22,7 @@ static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 	struct softrma_wire *w = qp->wire;
 
 	w->comp_psn = comp_psn;
+	w->window = min_t(u32, w->window + 1, SOFTRMA_WIRE_PSNS);
 	w->retry_left = qp->attr.retry_cnt;
 	w->rewound = false;
 	softrma_wire_arm_timer(qp, true);
@@ -29,7 +30,7 @@ static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 
 /*
  * Sends everything from the oldest unacknowledged PSN again, once until
- * the next progress unless @again.
+ * the next progress unless @again.  A loss halves the window.
  */
 static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
 {
@@ -38,6 +39,8 @@ static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
 
 	if (w->rewound && !again)
 		return;
+	if (!w->rewound)
+		w->window = max_t(u32, w->window / 2, SOFTRMA_WIRE_MIN_WINDOW);
 	w->rewound = true;
 	for (u32 i = qp->sq.index; i != w->next_index; i++) {
 		wqe = softrma_wire_wqe(qp, i);
@@ -120,12 +123,19 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 		return;
 	}
 	softrma_wire_count(qp, SOFTRMA_CNT_RCVD_SEQ_NAK);
-	if (!w->retry_left) {
-		softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);
-		return;
+	/*
+	 * The first NAK of a gap costs a retry.  The responder NAKs again
+	 * only when what was sent again went missing as well; without
+	 * progress, the timer counts those retries.
+	 */
+	if (!w->rewound) {
+		if (!w->retry_left) {
+			softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		w->retry_left--;
 	}
-	w->retry_left--;
-	softrma_wire_go_back(qp, false);
+	softrma_wire_go_back(qp, true);
 }
 
 static void softrma_wire_ack(struct softrma_qp *qp, const struct roce_pkt *pkt)
@@ -250,6 +260,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 		goto out;
 	}
 	w->retry_left--;
+	w->rewound = false;		/* a timeout is a loss of its own */
 	softrma_wire_go_back(qp, true);
 	softrma_wire_send(qp);
 	softrma_wire_arm_timer(qp, true);

@@ -5,10 +5,12 @@
  * until they complete), numbered with consecutive PSNs and sent as packets
  * of the path MTU.  RC keeps them until the completer retires them; it asks
  * for an acknowledgement at the end of each message and every
- * SOFTRMA_WIRE_ACK_EVERY packets, and keeps at most SOFTRMA_WIRE_PSNS
- * packets unacknowledged.  A READ goes out as requests of at most
+ * SOFTRMA_WIRE_ACK_EVERY packets, and keeps at most a window of packets
+ * unacknowledged: SOFTRMA_WIRE_PSNS, halved on every loss and grown back
+ * by one on every acknowledgement, because going back N costs the window.  A READ goes out as requests of at most
  * SOFTRMA_WIRE_READ_PKTS responses, one at a time, so that no request asks
- * for more than the window.  UC completes what it has sent.
+ * for more than the window; one sent again for its missing responses keeps
+ * its end.  UC completes what it has sent.
  */
 
 #include "wire.h"
@@ -24,14 +26,14 @@ static bool softrma_is_atomic_op(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* IBA 9.7.6.1.3: 4.096 us << timeout; 0 waits forever. */
+/* IBA 9.7.6.1.3: 4.096 us << timeout, rounded up; 0 waits forever. */
 static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
 {
 	u8 t = qp->attr.timeout;
 
 	if (!t)
 		return 0;
-	return max_t(unsigned long, nsecs_to_jiffies(4096ULL << t), 2);
+	return msecs_to_jiffies(DIV_ROUND_UP_ULL(4096ULL << t, NSEC_PER_MSEC));
 }
 
 /* Starts the retransmission timer, or restarts it after progress. */
@@ -80,14 +82,18 @@ static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
 		w->max_psn = end_psn;
 }
 
-/* Asks for an acknowledgement at the end of a message and every so often. */
+/*
+ * Asks for an acknowledgement at the end of a message, and often enough
+ * that the window never waits for one.
+ */
 static bool softrma_wire_ackreq(struct softrma_qp *qp, bool last)
 {
 	struct softrma_wire *w = qp->wire;
+	u32 every = min_t(u32, SOFTRMA_WIRE_ACK_EVERY, w->window / 2);
 
 	if (!softrma_qp_is_reliable(qp))
 		return false;
-	if (last || ++w->noack_pkts >= SOFTRMA_WIRE_ACK_EVERY) {
+	if (last || ++w->noack_pkts >= every) {
 		w->noack_pkts = 0;
 		return true;
 	}
@@ -159,7 +165,6 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 	const struct softrma_req *req = &wqe->req;
 	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
 	u32 left = roce_psn_diff(wqe->last_psn, wqe->next_psn) + 1;
-	u32 n = min_t(u32, left, SOFTRMA_WIRE_READ_PKTS);
 	u64 off = (u64)idx * w->mtu;
 	struct roce_pkt pkt = {
 		.opcode = ROCE_READ_REQ,
@@ -167,11 +172,19 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 		.ackreq = true,
 		.va = req->remote_addr + off,
 		.rkey = req->rkey,
-		.dma_len = min_t(u64, req->length - off, (u64)n * w->mtu),
 	};
+	u32 n;
 
 	if (idx && w->comp_psn != wqe->next_psn)
 		return false;
+	/* Sent again, a request keeps the end it had: responders expect so. */
+	if (roce_psn_diff(wqe->read_end, wqe->next_psn) > 0) {
+		n = roce_psn_diff(wqe->read_end, wqe->next_psn);
+	} else {
+		n = min3(left, w->window, (u32)SOFTRMA_WIRE_READ_PKTS);
+		wqe->read_end = roce_psn_add(wqe->next_psn, n);
+	}
+	pkt.dma_len = min_t(u64, req->length - off, (u64)n * w->mtu);
 	softrma_wire_xmit(qp, &pkt, NULL, 0);
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
 	softrma_wire_sent(w, wqe->next_psn);
@@ -186,8 +199,7 @@ static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 
 	while (roce_psn_diff(wqe->next_psn, wqe->last_psn) <= 0) {
 		if (softrma_qp_is_reliable(qp) &&
-		    roce_psn_diff(wqe->next_psn, w->comp_psn) >=
-		    SOFTRMA_WIRE_PSNS)
+		    roce_psn_diff(wqe->next_psn, w->comp_psn) >= (int)w->window)
 			return false;
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
@@ -253,6 +265,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	n = wqe->status == IB_WC_SUCCESS ? softrma_wire_num_psns(qp, wqe) : 0;
 	wqe->first_psn = w->send_psn;
 	wqe->next_psn = w->send_psn;
+	wqe->read_end = w->send_psn;
 	wqe->last_psn = roce_psn_add(w->send_psn, n - 1);
 	w->send_psn = roce_psn_add(w->send_psn, n);
 	w->next_index++;

@@ -6,7 +6,7 @@
  * requester asked and NAKs what it cannot execute.  RC re-acknowledges
  * duplicate SENDs and WRITEs, executes duplicate READs again and replays
  * the saved result of duplicate atomics; a PSN beyond the expected one gets
- * one sequence NAK.  UC drops the message in progress on any gap or error.
+ * a sequence NAK.  UC drops the message in progress on any gap or error.
  *
  * A SEND takes its receive WQE out of the ring with its first packet, so
  * that an SRQ shared by several QPs hands each message its own.  A UC
@@ -366,7 +366,10 @@ static void softrma_wire_resp_duplicate(struct softrma_qp *qp,
 							     r->atomic[i].orig);
 		return;
 	}
-	softrma_wire_resp_ack(qp, ROCE_AETH_ACK, roce_psn_add(r->epsn, -1));
+	/* As for new packets, only those that ask are acknowledged. */
+	if (pkt->ackreq)
+		softrma_wire_resp_ack(qp, ROCE_AETH_ACK,
+				      roce_psn_add(r->epsn, -1));
 }
 
 static u8 softrma_wire_resp_nak_syndrome(enum softrma_resp_result res)
@@ -379,6 +382,26 @@ static u8 softrma_wire_resp_nak_syndrome(enum softrma_resp_result res)
 	default:
 		return ROCE_AETH_NAK_INV_REQ;
 	}
+}
+
+/*
+ * A PSN beyond the expected one: something was lost.  One NAK says so, and
+ * another goes only when the requester went back (a PSN lower than the
+ * last one beyond) and its packet was lost again, or when many packets
+ * arrived since, as when the NAK itself was lost.
+ */
+static void softrma_wire_resp_out_of_seq(struct softrma_qp *qp, u32 psn)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	softrma_wire_resp_count(qp, SOFTRMA_CNT_OUT_OF_SEQ);
+	if (!r->nak_sent || roce_psn_diff(psn, r->oos_psn) < 0 ||
+	    ++r->oos_pkts >= SOFTRMA_WIRE_ACK_EVERY) {
+		softrma_wire_resp_ack(qp, ROCE_AETH_NAK_PSN_SEQ, r->epsn);
+		r->nak_sent = true;
+		r->oos_pkts = 0;
+	}
+	r->oos_psn = psn;
 }
 
 static void softrma_wire_resp_rc(struct softrma_qp *qp,
@@ -394,10 +417,7 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 		return;
 	}
 	if (d > 0) {
-		softrma_wire_resp_count(qp, SOFTRMA_CNT_OUT_OF_SEQ);
-		if (!r->nak_sent)
-			softrma_wire_resp_ack(qp, ROCE_AETH_NAK_PSN_SEQ, r->epsn);
-		r->nak_sent = true;
+		softrma_wire_resp_out_of_seq(qp, pkt->psn);
 		return;
 	}
 	r->nak_sent = false;

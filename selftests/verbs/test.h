@@ -90,11 +90,12 @@ static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq
 }
 
 /*
- * Moves @qp to RTS, connected to QP @dest behind GID @gid_index.  UC takes
- * only the attributes it has.
+ * Moves @qp to RTS, connected from GID @gid_index to QP @dest behind
+ * @dgid.  UC takes only the attributes it has.
  */
-static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
-				   int gid_index, uint32_t dest, int rnr_retry)
+static inline void test_connect_to(struct ibv_qp *qp, int gid_index,
+				   const union ibv_gid *dgid, uint32_t dest,
+				   int rnr_retry)
 {
 	int uc = qp->qp_type == IBV_QPT_UC;
 	struct ibv_qp_attr attr = {
@@ -102,10 +103,10 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 		.dest_qp_num = dest, .rq_psn = 0, .max_dest_rd_atomic = 16,
 		.min_rnr_timer = 1,
 		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .sgid_index = gid_index, .hop_limit = 1 } },
+			     .grh = { .dgid = *dgid, .sgid_index = gid_index,
+				      .hop_limit = 64 } },
 	};
 
-	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
 	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
 			       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			       (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -118,6 +119,16 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 			       (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					 IBV_QP_RNR_RETRY |
 					 IBV_QP_MAX_QP_RD_ATOMIC)), 0);
+}
+
+/* Moves @qp to RTS, connected to QP @dest of the same port. */
+static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
+				   int gid_index, uint32_t dest, int rnr_retry)
+{
+	union ibv_gid gid;
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
+	test_connect_to(qp, gid_index, &gid, dest, rnr_retry);
 }
 
 /* Waits up to @seconds for one completion. */
