@@ -254,13 +254,16 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 
 /*
  * Completes the SQ head, whose kernel copy is @sqe; false when the send CQ
- * overflowed.
+ * overflowed.  Its slot is free before the completion is seen, so that a
+ * consumer may post again as soon as it polls it.
  */
 bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length)
 {
 	bool ok = true;
 
+	softrma_queue_consume(&qp->sq);
+	qp->rnr_retrying = false;
 	if (status != IB_WC_SUCCESS || qp->sig_all ||
 	    (sqe->send_flags & IB_SEND_SIGNALED)) {
 		struct softrma_cqe cqe = {
@@ -273,8 +276,6 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 
 		ok = softrma_cq_post(to_scq(qp->ibqp.send_cq), qp, &cqe, false);
 	}
-	softrma_queue_consume(&qp->sq);
-	qp->rnr_retrying = false;
 	return ok;
 }
 

@@ -128,10 +128,14 @@ done
 #   rxe_capture: rdma_rxe on both; their packets decode with kernel/proto and
 #                carry the ICRC that kernel/proto and zlib compute.
 #   ud_interop:  softrma (a) and rdma_rxe (b) exchange UD both ways.
+#   rc_interop:  softrma (a) and rdma_rxe (b): RC and UC tools and perftest,
+#                the server on each side in turn.
+#   rc_softrma:  the same with softrma on both guests.
 ka=${KVERS%% *} kb=${KVERS##* }
-for t in rxe_capture ud_interop; do
+for t in rxe_capture ud_interop rc_interop rc_softrma; do
 	name="wire: $t, guests $ka and $kb"
 	if make -s --no-print-directory modules KVER="$ka" > /dev/null 2>&1 &&
+	   make -s --no-print-directory modules KVER="$kb" > /dev/null 2>&1 &&
 	   selftests/wire/pair -o "build/wire-$t" "$ka" "$kb" "selftests/wire/$t.sh" \
 			> "build/wire-$t.log" 2>&1 &&
 	   ! cat "build/wire-$t/a/dmesg" "build/wire-$t/b/dmesg" | grep -nE "$BAD_LOG"; then

@@ -28,6 +28,8 @@ device/ext_api.sh
 device/big_msg.sh
 device/rdma_cm.sh
 device/ud_wire.sh
+device/rc_wire.sh
+device/rc_lossy.sh
 device/wire_hostile.sh
 device/netns.sh
 device/kill_peer.sh

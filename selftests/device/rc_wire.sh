@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# RC and UC as RoCEv2 packets on one host: with force_wire=1 every
+# connected QP speaks to its peer in packets (through lo), so the whole of
+# verbs/rc_ops (every opcode and size, every error status, RNR, SRQ, UC
+# drops, a peer that is not there) and verbs/ext_api run over the wire
+# transport, then unmodified tools: ibv_rc_pingpong, ibv_srq_pingpong,
+# ibv_uc_pingpong, perftest (several QPs, both directions) and rping -V
+# over rdma_cm.  The packets' ICRCs are checked on the way.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
+add_softrma0
+
+"$SOFTRMA_BIN/rc_ops" softrma0 10.9.0.1 || fail "rc_ops over the wire"
+"$SOFTRMA_BIN/ext_api" softrma0 10.9.0.1 || fail "ext_api over the wire"
+
+capture_start lo 100
+pair "ibv_rc_pingpong -s 65536" "ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536"
+capture_check
+pair "ibv_srq_pingpong" "ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4"
+pair "ibv_uc_pingpong" "ibv_uc_pingpong -d softrma0 -g 1 -n 500"
+for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
+	pair "$t -q 4" "timeout 120 $t -d softrma0 -x 1 -n 500 -q 4"
+done
+pair "ib_write_bw -b" "timeout 120 ib_write_bw -d softrma0 -x 1 -n 500 -b"
+pair "ib_write_lat" "timeout 120 ib_write_lat -d softrma0 -x 1 -n 500"
+pair "rping -V" "rping -s -a 10.9.0.1 -V -C 20 -S 65000" "rping -c -a 10.9.0.1 -V -C 20 -S 65000"
+
+sent=$(port_counter softrma0 sent_pkts)
+[ "${sent:-0}" -ge 100000 ] || fail "only $sent packets sent: was the wire used?"
+info "$(rdma statistic show link softrma0/1)"
+echo 0 > /sys/module/softrma/parameters/force_wire
