@@ -7,6 +7,12 @@
 # results and the ratio softrma/rxe (bandwidth: higher is better; latency:
 # lower is better, so the ratio is rxe/softrma).  Absolute numbers under TCG
 # mean little; the ratios are the claim.
+#
+# Two tables: softrma's local transport against rxe, then softrma on the
+# wire (force_wire, every request a RoCEv2 packet with its ICRC, through
+# the namespace's lo) against rxe, which builds packets for local
+# destinations too.  softrma's wire device lives in a namespace of its own,
+# because rdma_rxe holds UDP port 4791 in init_net.
 top=$(cd "$(dirname "$0")/.." && pwd)
 export RDMAV_DRIVERS=$top/user/libsoftrma
 ITER=${BENCH_ITER:-1000}
@@ -24,12 +30,14 @@ rdma link add rxe0 type rxe netdev d1 || exit 1
 sleep 2
 
 # run DEV ADDR TOOL ARGS...: the client's result column (BW average, or
-# typical latency).
+# typical latency).  The wire device's tools run in its namespace.
 run() {
 	dev=$1 addr=$2 tool=$3; shift 3
-	timeout 300 "$tool" -d "$dev" -x 1 "$@" > /tmp/bench-server.log 2>&1 &
+	ns=
+	[ "$dev" = softw ] && ns="ip netns exec nsw"
+	timeout 300 $ns "$tool" -d "$dev" -x 1 "$@" > /tmp/bench-server.log 2>&1 &
 	sleep 1
-	timeout 300 "$tool" -d "$dev" -x 1 "$@" "$addr" > /tmp/bench-client.log 2>&1
+	timeout 300 $ns "$tool" -d "$dev" -x 1 "$@" "$addr" > /tmp/bench-client.log 2>&1
 	wait
 	case $tool in
 	*_lat) col=5 ;;
@@ -39,22 +47,39 @@ run() {
 		/tmp/bench-client.log
 }
 
-printf '%-14s %9s %12s %12s %8s\n' test size softrma rxe ratio
-for spec in ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576 \
-	    ib_read_bw:65536 ib_send_bw:65536 \
-	    ib_write_lat:2 ib_read_lat:2 ib_send_lat:2; do
-	tool=${spec%%:*} size=${spec#*:}
-	n=$ITER
-	[ "$size" -ge 1048576 ] && n=$((ITER / 10))
-	s=$(run softrma0 10.9.0.1 "$tool" -s "$size" -n "$n")
-	r=$(run rxe0 10.9.1.1 "$tool" -s "$size" -n "$n")
-	ratio=$(awk -v s="$s" -v r="$r" -v t="$tool" 'BEGIN {
-		if (s + 0 <= 0 || r + 0 <= 0) { print "-"; exit }
-		printf "%.2fx\n", (t ~ /_lat$/) ? r / s : s / r }')
-	unit=MB/s
-	case $tool in *_lat) unit=usec ;; esac
-	printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$s $unit" "$r $unit" "$ratio"
-done
+# table SOFTRMA_DEV SOFTRMA_ADDR: every test on it and on rxe0.
+table() {
+	printf '%-14s %9s %12s %12s %8s\n' test size softrma rxe ratio
+	for spec in ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576 \
+		    ib_read_bw:65536 ib_send_bw:65536 \
+		    ib_write_lat:2 ib_read_lat:2 ib_send_lat:2; do
+		tool=${spec%%:*} size=${spec#*:}
+		n=$ITER
+		[ "$size" -ge 1048576 ] && n=$((ITER / 10))
+		s=$(run "$1" "$2" "$tool" -s "$size" -n "$n")
+		r=$(run rxe0 10.9.1.1 "$tool" -s "$size" -n "$n")
+		ratio=$(awk -v s="$s" -v r="$r" -v t="$tool" 'BEGIN {
+			if (s + 0 <= 0 || r + 0 <= 0) { print "-"; exit }
+			printf "%.2fx\n", (t ~ /_lat$/) ? r / s : s / r }')
+		unit=MB/s
+		case $tool in *_lat) unit=usec ;; esac
+		printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$s $unit" "$r $unit" "$ratio"
+	done
+}
+
+echo "softrma local transport vs rdma_rxe"
+table softrma0 10.9.0.1
+
+ip netns add nsw && ip link add dw type dummy && ip link set dw netns nsw &&
+	ip -n nsw addr add 10.9.2.1/24 dev dw && ip -n nsw link set dw up &&
+	ip -n nsw link set lo up || exit 1
+echo 1 > /sys/module/softrma/parameters/force_wire
+ip netns exec nsw rdma link add softw type softrma netdev dw || exit 1
+sleep 2
+echo "softrma RoCEv2 packets (force_wire) vs rdma_rxe"
+table softw 10.9.2.1
+ip netns exec nsw rdma link delete softw
+echo 0 > /sys/module/softrma/parameters/force_wire
 
 rdma link delete rxe0
 rdma link delete softrma0

@@ -122,6 +122,19 @@ static bool softrma_op_has_imm(u8 op)
 	       op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
 }
 
+/* The payload of @pkt, at the message's offset in @dst. */
+static void softrma_wire_resp_place(struct softrma_wire_resp *r,
+				    struct softrma_sgl *dst,
+				    const struct roce_pkt *pkt,
+				    const u8 *payload)
+{
+	struct softrma_sgl data;
+
+	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
+	softrma_sgl_copy_at(dst, r->offset, &data, 0, pkt->payload_len);
+	r->offset += pkt->payload_len;
+}
+
 /* A SEND packet: the first takes a receive, the last completes it. */
 static enum softrma_resp_result softrma_wire_resp_send(struct softrma_qp *qp,
 						       const struct roce_pkt *pkt,
@@ -130,7 +143,6 @@ static enum softrma_resp_result softrma_wire_resp_send(struct softrma_qp *qp,
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	u32 wr_op = softrma_op_has_imm(op) ? IB_WR_SEND_WITH_IMM : IB_WR_SEND;
 	enum softrma_resp_result res;
-	struct softrma_sgl data;
 
 	if (r->last_op == ROCE_OP_NONE) {
 		res = softrma_wire_resp_hold_rqe(qp, pkt);
@@ -142,9 +154,7 @@ static enum softrma_resp_result softrma_wire_resp_send(struct softrma_qp *qp,
 					   IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
-	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
-	softrma_sgl_copy_at(&r->rqe_sgl, r->offset, &data, 0, pkt->payload_len);
-	r->offset += pkt->payload_len;
+	softrma_wire_resp_place(r, &r->rqe_sgl, pkt, payload);
 	if (roce_op_ends_msg(op) &&
 	    !softrma_wire_resp_complete(qp, pkt, wr_op, IB_WC_SUCCESS,
 					IB_WC_RECV, r->offset))
@@ -184,7 +194,6 @@ static enum softrma_resp_result softrma_wire_resp_write(struct softrma_qp *qp,
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	bool last = roce_op_ends_msg(op);
 	enum softrma_resp_result res;
-	struct softrma_sgl data;
 
 	if (r->last_op == ROCE_OP_NONE) {
 		res = softrma_wire_resp_start_write(qp, pkt);
@@ -199,9 +208,7 @@ static enum softrma_resp_result softrma_wire_resp_write(struct softrma_qp *qp,
 		if (res != SOFTRMA_RESP_ACK)
 			return res;
 	}
-	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
-	softrma_sgl_copy_at(&r->target, r->offset, &data, 0, pkt->payload_len);
-	r->offset += pkt->payload_len;
+	softrma_wire_resp_place(r, &r->target, pkt, payload);
 	if (softrma_op_has_imm(op) &&
 	    !softrma_wire_resp_complete(qp, pkt, IB_WR_RDMA_WRITE_WITH_IMM,
 					IB_WC_SUCCESS,

@@ -178,6 +178,24 @@ capture_check() {
 	cat /tmp/capture.log
 }
 
+# namespace_pair NET: namespaces nsa and nsb joined by a veth pair (va in
+# nsa with NET.1, vb in nsb with NET.2), and a softrma device on each end
+# (softa, softb), created from inside its namespace.
+namespace_pair() {
+	ip netns add nsa && ip netns add nsb || fail "ip netns add"
+	ip link add va type veth peer name vb || fail "veth"
+	ip link set va netns nsa && ip link set vb netns nsb || fail "veth into namespaces"
+	for n in a b; do
+		i=$([ $n = a ] && echo 1 || echo 2)
+		ip -n ns$n addr add "$1.$i/24" dev v$n
+		ip -n ns$n link set v$n up
+		ip -n ns$n link set lo up
+		ip netns exec ns$n rdma link add soft$n type softrma netdev v$n ||
+			fail "rdma link add soft$n in ns$n"
+		wait_gid soft$n "::ffff:$1.$i" || fail "no GID on soft$n"
+	done
+}
+
 # port_counter DEV NAME: a port counter of DEV ("rdma statistic").
 port_counter() {
 	rdma statistic show link "$1/1" | tr ' ' '\n' |

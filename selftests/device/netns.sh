@@ -8,18 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
-ip netns add nsa && ip netns add nsb || fail "ip netns add"
-ip link add va type veth peer name vb || fail "veth"
-ip link set va netns nsa && ip link set vb netns nsb || fail "veth into namespaces"
-for n in a b; do
-	i=$([ $n = a ] && echo 1 || echo 2)
-	ip -n ns$n addr add 10.11.0.$i/24 dev v$n
-	ip -n ns$n link set v$n up
-	ip -n ns$n link set lo up
-	ip netns exec ns$n rdma link add soft$n type softrma netdev v$n ||
-		fail "rdma link add soft$n in ns$n"
-	wait_gid soft$n "::ffff:10.11.0.$i" || fail "no GID on soft$n"
-done
+namespace_pair 10.11.0
 ga=$(gid_index softa 10.11.0.1)
 gb=$(gid_index softb 10.11.0.2)
 

@@ -12,17 +12,7 @@
 mib=${LOSSY_MIB:-128}
 load_softrma
 modprobe sch_netem || skip "no sch_netem"
-ip netns add nsa && ip netns add nsb || fail "ip netns add"
-ip link add va type veth peer name vb || fail "veth"
-ip link set va netns nsa && ip link set vb netns nsb || fail "veth into namespaces"
-for n in a b; do
-	i=$([ $n = a ] && echo 1 || echo 2)
-	ip -n ns$n addr add 10.12.0.$i/24 dev v$n
-	ip -n ns$n link set v$n up
-	ip netns exec ns$n rdma link add soft$n type softrma netdev v$n ||
-		fail "rdma link add soft$n in ns$n"
-	wait_gid soft$n "::ffff:10.12.0.$i" || fail "no GID on soft$n"
-done
+namespace_pair 10.12.0
 # Neighbours first: the core resolves the peer's MAC when the QPs connect.
 ip netns exec nsa ping -c 1 -W 5 10.12.0.2 > /dev/null || fail "no route over the veth"
 for n in a b; do

@@ -2,14 +2,15 @@
 /*
  * Unit tests of kernel/proto/roce.c in user space: header round trips for
  * every opcode, every truncation refused, unknown opcodes and transports,
- * pad counts, PSN arithmetic, and the ICRC of packets built by an
+ * pad counts, PSN arithmetic, message segmentation and sequencing
+ * (kernel/proto/seq.c), and the ICRC of packets built by an
  * independent implementation (icrc_vectors.py, zlib) on standard input, or
  * of packets captured on a link (--capture).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "roce.h"
+#include "seq.h"
 
 static int failures;
 
@@ -165,6 +166,82 @@ static void test_icrc_vectors(int min)
 	printf("# ICRC of %d packets matches\n", count);
 }
 
+/* Segments @npkts packets of @msg the way the requester does. */
+static void segment(enum roce_msg msg, bool imm, int npkts, u8 *ops)
+{
+	for (int i = 0; i < npkts; i++)
+		ops[i] = roce_msg_op(msg, imm, i == 0, i == npkts - 1);
+}
+
+static bool is_first_or_middle(u8 op)
+{
+	return op == ROCE_SEND_FIRST || op == ROCE_SEND_MIDDLE ||
+	       op == ROCE_WRITE_FIRST || op == ROCE_WRITE_MIDDLE;
+}
+
+static void test_seq(void)
+{
+	static const enum roce_msg msgs[] = { ROCE_MSG_SEND, ROCE_MSG_WRITE };
+	u8 ops[5];
+
+	/* Every segmented message is a valid sequence, whatever came before. */
+	for (int m = 0; m < 2; m++)
+		for (int imm = 0; imm < 2; imm++)
+			for (int n = 1; n <= 5; n++) {
+				u8 prev = ROCE_OP_NONE;
+
+				segment(msgs[m], imm, n, ops);
+				for (int i = 0; i < n; i++) {
+					EXPECT(roce_seq_ok(prev, ops[i]),
+					       "msg %d imm %d: packet %d of %d (0x%x after 0x%x)",
+					       m, imm, i, n, ops[i], prev);
+					prev = roce_op_ends_msg(ops[i]) ? ROCE_OP_NONE : ops[i];
+				}
+				EXPECT(prev == ROCE_OP_NONE, "msg %d of %d ends", m, n);
+			}
+	EXPECT(roce_msg_op(ROCE_MSG_SEND, true, true, true) == ROCE_SEND_ONLY_IMM, "SEND_ONLY_IMM");
+	EXPECT(roce_msg_op(ROCE_MSG_WRITE, true, false, true) == ROCE_WRITE_LAST_IMM, "WRITE_LAST_IMM");
+	EXPECT(roce_msg_op(ROCE_MSG_READ_RESP, false, true, false) == ROCE_READ_RESP_FIRST, "READ_RESP_FIRST");
+
+	/* Exhaustively: inside a message only its continuation; between
+	 * messages anything but a continuation. */
+	for (int prev = 0; prev < 32; prev++)
+		for (int op = 0; op < 32; op++) {
+			bool in_send = prev == ROCE_SEND_FIRST || prev == ROCE_SEND_MIDDLE;
+			bool in_write = prev == ROCE_WRITE_FIRST || prev == ROCE_WRITE_MIDDLE;
+			bool cont_send = op == ROCE_SEND_MIDDLE || op == ROCE_SEND_LAST ||
+					 op == ROCE_SEND_LAST_IMM || op == ROCE_SEND_LAST_INV;
+			bool cont_write = op == ROCE_WRITE_MIDDLE || op == ROCE_WRITE_LAST ||
+					  op == ROCE_WRITE_LAST_IMM;
+			bool want = in_send ? cont_send : in_write ? cont_write :
+				    !cont_send && !cont_write;
+
+			EXPECT(roce_seq_ok(in_send || in_write ? prev : ROCE_OP_NONE,
+					   op) == want, "0x%x after 0x%x", op, prev);
+		}
+
+	for (int op = 0; op < 32; op++) {
+		if (is_first_or_middle(op)) {
+			EXPECT(roce_payload_ok(op, 1024, 1024) && !roce_payload_ok(op, 1023, 1024) &&
+			       !roce_payload_ok(op, 1025, 1024), "full packets only: 0x%x", op);
+		}
+		EXPECT(!roce_payload_ok(op, 1025, 1024), "beyond the MTU: 0x%x", op);
+	}
+	EXPECT(!roce_payload_ok(ROCE_SEND_LAST, 0, 1024), "empty LAST");
+	EXPECT(roce_payload_ok(ROCE_SEND_ONLY, 0, 1024), "empty ONLY");
+	EXPECT(roce_num_pkts(0, 1024) == 1 && roce_num_pkts(1024, 1024) == 1 &&
+	       roce_num_pkts(1025, 1024) == 2 && roce_num_pkts(1ULL << 31, 256) == 1U << 23,
+	       "packet counts");
+	EXPECT(roce_aeth_kind(0x1f) == ROCE_AETH_KIND_ACK &&
+	       roce_aeth_kind(0x2e) == ROCE_AETH_KIND_RNR && roce_aeth_value(0x2e) == 0x0e &&
+	       roce_aeth_kind(0x60) == ROCE_AETH_KIND_NAK &&
+	       roce_aeth_kind(0x40) == ROCE_AETH_KIND_RESERVED, "AETH syndromes");
+	EXPECT(roce_op_is_response(ROCE_ACK) && roce_op_is_response(ROCE_READ_RESP_MIDDLE) &&
+	       !roce_op_is_response(ROCE_READ_REQ) && !roce_op_is_response(ROCE_CMP_SWAP),
+	       "responses");
+	printf("# segmentation, opcode sequences (all 32 x 32), payload lengths, AETH kinds\n");
+}
+
 /* usage: roce_test < vectors, or roce_test --capture N < captured packets */
 int main(int argc, char **argv)
 {
@@ -175,6 +252,7 @@ int main(int argc, char **argv)
 	test_round_trips();
 	test_malformed();
 	test_psn();
+	test_seq();
 	test_icrc_vectors(100);
 	return failures ? 1 : 0;
 }
