@@ -46,6 +46,9 @@ MODULE_PARM_DESC(force_wire,
 static LIST_HEAD(softrma_netsocks);
 static DEFINE_MUTEX(softrma_netsocks_lock);
 
+/* Received packets waiting for the work item, at most. */
+#define SOFTRMA_NET_RXQ_MAX	16384
+
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
@@ -64,12 +67,15 @@ static void softrma_net_rx_work(struct work_struct *work)
 	}
 }
 
-/* Softirq: keep the packet for the work item. */
+/*
+ * Softirq: keep the packet for the work item, unless the work is that far
+ * behind (a flood): then drop it, as a full NIC ring would.
+ */
 static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
 
-	if (!ns) {
+	if (!ns || skb_queue_len_lockless(&ns->rxq) >= SOFTRMA_NET_RXQ_MAX) {
 		kfree_skb(skb);
 		return 0;
 	}

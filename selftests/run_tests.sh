@@ -31,6 +31,7 @@ device/ud_wire.sh
 device/rc_wire.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
+device/rc_hostile.sh
 device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh

@@ -10,38 +10,13 @@ import socket
 import struct
 import sys
 
-from roce import icrc
+from roce import bth, packet
 
 UD_SEND_ONLY = 0x64
 
 
-def ipv4(src, dst, payload_len, ident):
-    hdr = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + payload_len, ident,
-                      0x4000, 64, 17, 0, socket.inet_aton(src),
-                      socket.inet_aton(dst))
-    s = sum(struct.unpack('!10H', hdr))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return hdr[:10] + struct.pack('!H', ~s & 0xffff) + hdr[12:]
-
-
-def bth(opcode, dqpn, psn=0, flags=0):
-    return struct.pack('!BBHII', opcode, flags, 0xffff, dqpn, psn)
-
-
 def deth(qkey, sqpn=0x42):
     return struct.pack('!II', qkey, sqpn)
-
-
-def packet(src, dst, transport, ident, good_icrc=True, udp_len=None):
-    """An IPv4 packet carrying @transport (BTH onwards, without ICRC)."""
-    length = 8 + len(transport) + 4
-    udp = struct.pack('!HHHH', 0xc000, 4791, udp_len or length, 0) + transport
-    ip = ipv4(src, dst, length, ident)
-    crc = icrc(ip, udp)
-    if not good_icrc:
-        crc = bytes([crc[0] ^ 1]) + crc[1:]
-    return ip + udp + crc
 
 
 def main():

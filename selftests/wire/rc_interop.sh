@@ -10,9 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 role=$1
-peer=${PEER:-rxe}
 wire_up "$role"
-if [ "$role" = a ] || [ "$peer" = softrma ]; then
+if [ "$role" = a ] || [ "${PEER:-rxe}" = softrma ]; then
 	load_softrma
 	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
 	me=softrma
@@ -70,4 +69,6 @@ for server in a b; do
 	step "ib_atomic_bw" $server "ib_atomic_bw $pt -n 200"
 	step "ib_write_lat" $server "ib_write_lat $pt -n 200 -s 64"
 done
-[ "$me" = softrma ] && info "$(rdma statistic show link dev0/1)"
+if [ "$me" = softrma ]; then
+	info "$(rdma statistic show link dev0/1)"
+fi
