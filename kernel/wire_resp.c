@@ -21,18 +21,26 @@ static void softrma_wire_resp_count(struct softrma_qp *qp,
 	softrma_count(to_sdev(qp->ibqp.device), c);
 }
 
-/* An ACK, RNR NAK or NAK (@syndrome) for @psn. */
-static void softrma_wire_resp_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
+/* An acknowledgement @op (ACK, ATOMIC_ACK) with @syndrome for @psn. */
+static void softrma_wire_resp_answer(struct softrma_qp *qp, u8 op, u8 syndrome,
+				     u32 psn, u64 atomic_orig)
 {
 	struct roce_pkt pkt = {
-		.opcode = ROCE_RC | ROCE_ACK,
+		.opcode = ROCE_RC | op,
 		.dqpn = qp->attr.dest_qp_num,
 		.psn = psn,
 		.syndrome = syndrome,
 		.msn = qp->wire->resp.msn,
+		.atomic_orig = atomic_orig,
 	};
 
 	softrma_net_xmit(qp, &qp->wire->av, &pkt, NULL, 0);
+}
+
+/* An ACK, RNR NAK or NAK (@syndrome) for @psn. */
+static void softrma_wire_resp_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
+{
+	softrma_wire_resp_answer(qp, ROCE_ACK, syndrome, psn, 0);
 }
 
 /* Ends the message in progress; a held receive stays for the next one. */
@@ -264,16 +272,7 @@ static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 static void softrma_wire_resp_atomic_ack(struct softrma_qp *qp, u32 psn,
 					 u64 orig)
 {
-	struct roce_pkt pkt = {
-		.opcode = ROCE_RC | ROCE_ATOMIC_ACK,
-		.dqpn = qp->attr.dest_qp_num,
-		.psn = psn,
-		.syndrome = ROCE_AETH_ACK,
-		.msn = qp->wire->resp.msn,
-		.atomic_orig = orig,
-	};
-
-	softrma_net_xmit(qp, &qp->wire->av, &pkt, NULL, 0);
+	softrma_wire_resp_answer(qp, ROCE_ATOMIC_ACK, ROCE_AETH_ACK, psn, orig);
 }
 
 /* An atomic executes once; its result is kept for duplicates. */

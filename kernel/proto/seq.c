@@ -54,7 +54,8 @@ bool roce_seq_ok(u8 prev, u8 op)
 	}
 }
 
-bool roce_op_ends_msg(u8 op)
+/* FIRST and MIDDLE packets: more of their message follows. */
+static bool roce_op_is_first_or_middle(u8 op)
 {
 	switch (op) {
 	case ROCE_SEND_FIRST:
@@ -63,22 +64,22 @@ bool roce_op_ends_msg(u8 op)
 	case ROCE_WRITE_MIDDLE:
 	case ROCE_READ_RESP_FIRST:
 	case ROCE_READ_RESP_MIDDLE:
-		return false;
-	default:
 		return true;
+	default:
+		return false;
 	}
+}
+
+bool roce_op_ends_msg(u8 op)
+{
+	return !roce_op_is_first_or_middle(op);
 }
 
 bool roce_payload_ok(u8 op, u32 len, u32 mtu)
 {
-	switch (op) {
-	case ROCE_SEND_FIRST:
-	case ROCE_SEND_MIDDLE:
-	case ROCE_WRITE_FIRST:
-	case ROCE_WRITE_MIDDLE:
-	case ROCE_READ_RESP_FIRST:
-	case ROCE_READ_RESP_MIDDLE:
+	if (roce_op_is_first_or_middle(op))
 		return len == mtu;
+	switch (op) {
 	case ROCE_SEND_LAST:
 	case ROCE_SEND_LAST_IMM:
 	case ROCE_SEND_LAST_INV:
