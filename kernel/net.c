@@ -376,13 +376,17 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
 		      u64 off)
 {
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	bool sent;
 
 	pkt->pkey = ROCE_DEFAULT_PKEY;
 	pkt->pad = roce_pad(pkt->payload_len);
 	sent = softrma_net_send(qp, av, pkt, payload, off);
-	softrma_count(to_sdev(qp->ibqp.device),
-		      sent ? SOFTRMA_CNT_SENT_PKTS : SOFTRMA_CNT_SEND_ERR);
+	softrma_count(sdev, sent ? SOFTRMA_CNT_SENT_PKTS : SOFTRMA_CNT_SEND_ERR);
+	if (sent)
+		softrma_count_add(sdev, SOFTRMA_CNT_SENT_BYTES,
+				  roce_hdr_len(pkt->opcode) + pkt->payload_len +
+				  pkt->pad + ROCE_ICRC_LEN);
 	return sent;
 }
 
@@ -426,6 +430,7 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 		.qkey = pkt->qkey,
 		.length = pkt->payload_len,
 	};
+	enum softrma_resp_result res;
 	struct softrma_sgl sgl;
 	struct softrma_qp *qp;
 
@@ -434,9 +439,9 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 		return SOFTRMA_CNT_RCVD_NO_QP;
 	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
 	req.local = &sgl;
-	softrma_resp_execute(qp, &req);
+	res = softrma_resp_execute(qp, &req);
 	softrma_qp_put(qp);
-	return SOFTRMA_CNT_NUM;
+	return res == SOFTRMA_RESP_ACK ? SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
 }
 
 /* A packet of an RC or UC connection, for the QP of @sdev it names. */
@@ -504,6 +509,7 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 	if (udp_len < sizeof(*uh) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
 		return SOFTRMA_CNT_RCVD_MALFORMED;
+	softrma_count_add(sdev, SOFTRMA_CNT_RCVD_BYTES, udp_len - sizeof(*uh));
 	if (!roce_icrc_ok(skb_network_header(skb),
 			  skb->protocol == htons(ETH_P_IPV6),
 			  (const u8 *)uh, udp_len))

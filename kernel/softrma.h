@@ -68,10 +68,13 @@ static inline void softrma_users_drain(struct softrma_users *users)
 enum softrma_counter {
 	SOFTRMA_CNT_SENT_PKTS,
 	SOFTRMA_CNT_RCVD_PKTS,
+	SOFTRMA_CNT_SENT_BYTES,		/* UDP payloads: RoCE headers on */
+	SOFTRMA_CNT_RCVD_BYTES,
 	SOFTRMA_CNT_SEND_ERR,		/* no route, no memory */
 	SOFTRMA_CNT_RCVD_ICRC_ERR,
 	SOFTRMA_CNT_RCVD_MALFORMED,	/* lengths, opcode, version, pad */
 	SOFTRMA_CNT_RCVD_NO_QP,		/* no such QP, or it cannot receive */
+	SOFTRMA_CNT_RCVD_DROPPED,	/* UD, UC: the QP dropped the request */
 	SOFTRMA_CNT_DUP_REQ,		/* responder: PSN already executed */
 	SOFTRMA_CNT_OUT_OF_SEQ,		/* responder: PSN beyond the expected */
 	SOFTRMA_CNT_SENT_RNR_NAK,	/* responder: no receive posted */
@@ -103,6 +106,12 @@ static inline void softrma_count(struct softrma_dev *sdev,
 				 enum softrma_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
+}
+
+static inline void softrma_count_add(struct softrma_dev *sdev,
+				     enum softrma_counter c, u64 n)
+{
+	atomic64_add(n, &sdev->counters[c]);
 }
 
 struct softrma_ucontext {

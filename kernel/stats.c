@@ -6,10 +6,13 @@
 static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_SENT_PKTS].name = "sent_pkts",
 	[SOFTRMA_CNT_RCVD_PKTS].name = "rcvd_pkts",
+	[SOFTRMA_CNT_SENT_BYTES].name = "sent_bytes",
+	[SOFTRMA_CNT_RCVD_BYTES].name = "rcvd_bytes",
 	[SOFTRMA_CNT_SEND_ERR].name = "send_err",
 	[SOFTRMA_CNT_RCVD_ICRC_ERR].name = "rcvd_icrc_err",
 	[SOFTRMA_CNT_RCVD_MALFORMED].name = "rcvd_malformed",
 	[SOFTRMA_CNT_RCVD_NO_QP].name = "rcvd_no_qp",
+	[SOFTRMA_CNT_RCVD_DROPPED].name = "rcvd_dropped",
 	[SOFTRMA_CNT_DUP_REQ].name = "duplicate_request",
 	[SOFTRMA_CNT_OUT_OF_SEQ].name = "out_of_seq_request",
 	[SOFTRMA_CNT_SENT_RNR_NAK].name = "sent_rnr_nak",

@@ -463,6 +463,7 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 		softrma_wire_resp_advance(qp, pkt);
 		return;
 	}
+	softrma_wire_resp_count(qp, SOFTRMA_CNT_RCVD_DROPPED);
 	softrma_wire_resp_end_msg(r);
 	r->epsn = roce_psn_add(pkt->psn, 1);
 }

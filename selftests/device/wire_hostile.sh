@@ -10,7 +10,7 @@
 QKEY=0x11111111
 
 add_softrma0
-names="rcvd_pkts rcvd_icrc_err rcvd_malformed rcvd_no_qp"
+names="rcvd_pkts rcvd_icrc_err rcvd_malformed rcvd_no_qp rcvd_dropped"
 for n in $names; do eval "before_$n=\$(port_counter softrma0 $n)"; done
 
 "$SOFTRMA_BIN/ud_sink" softrma0 10.9.0.1 $QKEY 5 > /tmp/sink.log &

@@ -39,7 +39,8 @@ def main():
         ('RC WRITE with a RETH into nowhere',
          bth(0x0a, qpn) + struct.pack('!QII', 0xffffffffffff0000, 0x1234, 8) + b'x' * 8,
          True, 'rcvd_no_qp'),
-        ('wrong Q_Key', bth(UD_SEND_ONLY, qpn) + deth(qkey ^ 1) + b'wrong-qkey..', True, None),
+        ('wrong Q_Key', bth(UD_SEND_ONLY, qpn) + deth(qkey ^ 1) + b'wrong-qkey..', True,
+         'rcvd_dropped'),
     ]
     sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     expect = {'rcvd_pkts': 0}
