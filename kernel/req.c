@@ -29,12 +29,6 @@ static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
 	}
 }
 
-static bool softrma_is_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* RC: the destination is the QP's path and its peer. */
 static void softrma_req_set_connected_dest(struct softrma_qp *qp,
 					   struct softrma_req *req)
@@ -160,7 +154,7 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 						IB_WC_LOC_PROT_ERR;
 	}
 	req->length = sgl->length;
-	if ((softrma_is_atomic(req->opcode) && req->length != sizeof(u64)) ||
+	if ((softrma_wr_is_atomic(req->opcode) && req->length != sizeof(u64)) ||
 	    req->length > softrma_req_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;

@@ -9,7 +9,7 @@
 #include "proto/net_hdr.h"
 #include "softrma.h"
 
-int softrma_resp_required_access(u32 opcode)
+static int softrma_resp_required_access(u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -251,16 +251,25 @@ static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
 	return res;
 }
 
-/* The target MR of an RDMA or atomic request, checked, or NULL. */
-static struct softrma_mr *softrma_resp_target(struct softrma_qp *qp,
-					      const struct softrma_req *req,
-					      u64 length)
+/* True when the QP grants the remote right that @wr_opcode needs. */
+bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
+{
+	int need = softrma_resp_required_access(wr_opcode);
+
+	return (qp->attr.qp_access_flags & need) == need;
+}
+
+/*
+ * The target MR of an RDMA or atomic request (@wr_opcode) for @length
+ * bytes at @va, checked against key, PD, access and bounds, or NULL.
+ */
+struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
+				       u64 va, u64 length, u32 wr_opcode)
 {
 	struct softrma_mr *mr;
 
-	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, req->rkey,
-			    req->remote_addr, length,
-			    softrma_resp_required_access(req->opcode));
+	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, va,
+			    length, softrma_resp_required_access(wr_opcode));
 	return IS_ERR(mr) ? NULL : mr;
 }
 
@@ -272,7 +281,8 @@ static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
 
 	if (!req->length)
 		return SOFTRMA_RESP_ACK;
-	mr = softrma_resp_target(qp, req, req->length);
+	mr = softrma_resp_target(qp, req->rkey, req->remote_addr, req->length,
+				 req->opcode);
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
@@ -321,7 +331,8 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 
 	if (!IS_ALIGNED(req->remote_addr, sizeof(u64)))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	mr = softrma_resp_target(qp, req, sizeof(u64));
+	mr = softrma_resp_target(qp, req->rkey, req->remote_addr, sizeof(u64),
+				 req->opcode);
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	orig = softrma_mr_atomic(mr, req->remote_addr,
@@ -351,7 +362,6 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
 	enum ib_qp_type type = softrma_qp_transport(qp);
-	int need = softrma_resp_required_access(req->opcode);
 
 	/* Requests of another transport are not for this QP. */
 	if (req->qp_type != type)
@@ -359,7 +369,7 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	if (type == IB_QPT_UD)
 		return softrma_resp_datagram(qp, req);
 
-	if ((qp->attr.qp_access_flags & need) != need)
+	if (!softrma_resp_allowed(qp, req->opcode))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 
 	switch (req->opcode) {

@@ -262,6 +262,12 @@ static inline struct softrma_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct softrma_ah, ibah);
 }
 
+static inline bool softrma_wr_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
@@ -417,7 +423,9 @@ void softrma_req_rnr_work(struct work_struct *work);
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_req *req);
 void softrma_resp_flush(struct softrma_qp *qp);
-int softrma_resp_required_access(u32 opcode);
+bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
+struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
+				       u64 va, u64 length, u32 wr_opcode);
 int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
 			  const struct softrma_req *req);
 bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,

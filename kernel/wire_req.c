@@ -20,12 +20,6 @@ static bool softrma_is_write(u32 opcode)
 	return opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
-static bool softrma_is_atomic_op(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* IBA 9.7.6.1.3: 4.096 us << timeout, rounded up; 0 waits forever. */
 static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
 {
@@ -204,7 +198,7 @@ static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
 				return false;
-		} else if (softrma_is_atomic_op(wqe->req.opcode)) {
+		} else if (softrma_wr_is_atomic(wqe->req.opcode)) {
 			softrma_wire_send_atomic(qp, wqe);
 		} else {
 			softrma_wire_send_data(qp, wqe);
@@ -226,7 +220,7 @@ static bool softrma_wire_rd_atomic_full(struct softrma_qp *qp)
 static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 				 const struct softrma_wqe *wqe)
 {
-	if (softrma_is_atomic_op(wqe->req.opcode))
+	if (softrma_wr_is_atomic(wqe->req.opcode))
 		return 1;
 	return roce_num_pkts(wqe->req.length, qp->wire->mtu);
 }
@@ -256,8 +250,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	/* A fence waits for everything before it, not only READs and atomics. */
 	if (taken && (sqe->send_flags & IB_SEND_FENCE))
 		return false;
-	if ((sqe->opcode == IB_WR_RDMA_READ ||
-	     softrma_is_atomic_op(sqe->opcode)) &&
+	if (softrma_wr_waits_response(sqe->opcode) &&
 	    softrma_wire_rd_atomic_full(qp))
 		return false;
 

@@ -70,13 +70,6 @@ void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush)
 					   IB_WC_RECV, 0);
 }
 
-static bool softrma_wire_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
-{
-	int need = softrma_resp_required_access(wr_opcode);
-
-	return (qp->attr.qp_access_flags & need) == need;
-}
-
 /* The request a completion reports: who sent it, immediate data, SE. */
 static struct softrma_req softrma_wire_resp_req(struct softrma_qp *qp,
 						const struct roce_pkt *pkt,
@@ -177,15 +170,15 @@ static enum softrma_resp_result softrma_wire_resp_start_write(struct softrma_qp 
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	struct softrma_mr *mr;
 
-	if (!softrma_wire_resp_allowed(qp, IB_WR_RDMA_WRITE))
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_WRITE))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	r->length = pkt->dma_len;
 	r->offset = 0;
 	if (!r->length)
 		return SOFTRMA_RESP_ACK;
-	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, pkt->rkey,
-			    pkt->va, r->length, IB_ACCESS_REMOTE_WRITE);
-	if (IS_ERR_OR_NULL(mr))
+	mr = softrma_resp_target(qp, pkt->rkey, pkt->va, r->length,
+				 IB_WR_RDMA_WRITE);
+	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&r->target, mr, pkt->va, r->length);
 	return SOFTRMA_RESP_ACK;
@@ -237,13 +230,12 @@ static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 	struct softrma_mr *mr = NULL;
 	struct softrma_sgl src = {};
 
-	if (!softrma_wire_resp_allowed(qp, IB_WR_RDMA_READ))
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_READ))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	if (pkt->dma_len) {
-		mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-				    pkt->rkey, pkt->va, pkt->dma_len,
-				    IB_ACCESS_REMOTE_READ);
-		if (IS_ERR_OR_NULL(mr))
+		mr = softrma_resp_target(qp, pkt->rkey, pkt->va, pkt->dma_len,
+					 IB_WR_RDMA_READ);
+		if (!mr)
 			return SOFTRMA_RESP_NAK_ACCESS;
 		softrma_sgl_init_mr(&src, mr, pkt->va, pkt->dma_len);
 	}
@@ -285,12 +277,12 @@ static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 	struct softrma_mr *mr;
 	u64 orig;
 
-	if (!softrma_wire_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD) ||
+	if (!softrma_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    !IS_ALIGNED(pkt->va, sizeof(u64)))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, pkt->rkey,
-			    pkt->va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
-	if (IS_ERR_OR_NULL(mr))
+	mr = softrma_resp_target(qp, pkt->rkey, pkt->va, sizeof(u64),
+				 IB_WR_ATOMIC_FETCH_AND_ADD);
+	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	orig = softrma_mr_atomic(mr, pkt->va, op == ROCE_CMP_SWAP,
 				 op == ROCE_CMP_SWAP ? pkt->compare :
