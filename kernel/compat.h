@@ -8,6 +8,7 @@
 
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/softrma-abi.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
 /* 6.12 remembers that "rdma link add" chose the name; 6.1 has no such flag. */
@@ -31,6 +32,25 @@ static inline struct ib_udata *softrma_create_cq_udata(struct ib_udata *udata)
 {
 	return udata;
 }
+#endif
+
+/*
+ * FLUSH and ATOMIC WRITE came with 6.2.  softrma executes them on every
+ * kernel, with the uAPI values of softrma-abi.h; uverbs passes 6.1 the
+ * capability bits through unnamed.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static_assert(IB_WR_FLUSH == SOFTRMA_WR_FLUSH);
+static_assert(IB_WR_ATOMIC_WRITE == SOFTRMA_WR_ATOMIC_WRITE);
+static_assert(IB_WC_FLUSH == SOFTRMA_WC_FLUSH);
+static_assert(IB_WC_ATOMIC_WRITE == SOFTRMA_WC_ATOMIC_WRITE);
+static_assert(IB_ACCESS_FLUSH_GLOBAL == SOFTRMA_ACCESS_FLUSH_GLOBAL);
+static_assert(IB_ACCESS_FLUSH_PERSISTENT == SOFTRMA_ACCESS_FLUSH_PERSISTENT);
+#define SOFTRMA_DEVICE_CAP_RMA_EXT	(IB_DEVICE_FLUSH_GLOBAL | \
+					 IB_DEVICE_FLUSH_PERSISTENT | \
+					 IB_DEVICE_ATOMIC_WRITE)
+#else
+#define SOFTRMA_DEVICE_CAP_RMA_EXT	(BIT_ULL(38) | BIT_ULL(39) | BIT_ULL(40))
 #endif
 
 #endif /* SOFTRMA_COMPAT_H */

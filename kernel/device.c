@@ -81,7 +81,8 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_srq = SOFTRMA_MAX_SRQ;
 	attr->max_srq_wr = SOFTRMA_MAX_QP_WR;
 	attr->max_srq_sge = SOFTRMA_MAX_SGE;
-	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 SOFTRMA_DEVICE_CAP_RMA_EXT;
 	attr->max_pkeys = 1;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -9,6 +9,8 @@
  * again until its index comes round, and then with a fresh random byte.
  */
 
+#include <linux/ioport.h>
+#include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -21,7 +23,7 @@
 /* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_RELAXED_ORDERING)
+				 IB_ACCESS_RELAXED_ORDERING | SOFTRMA_ACCESS_FLUSH)
 
 static int softrma_mr_collect_pages(struct softrma_mr *mr)
 {
@@ -64,6 +66,36 @@ static void softrma_mr_free(struct softrma_mr *mr)
 	kfree(mr);
 }
 
+/*
+ * FLUSH rights come in the provider's softrma_reg_mr_cmd: 6.1's core
+ * refuses access bits it does not know.  6.12 may pass them directly.
+ */
+static int softrma_mr_cmd_access(struct ib_udata *udata, int *access)
+{
+	struct softrma_reg_mr_cmd cmd = {};
+
+	if (!udata || !udata->inlen)
+		return 0;
+	if (ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen)))
+		return -EFAULT;
+	if (cmd.reserved || (cmd.access & ~SOFTRMA_ACCESS_FLUSH))
+		return -EOPNOTSUPP;
+	*access |= cmd.access;
+	return 0;
+}
+
+/* FLUSH to persistence needs memory that persists, as rdma_rxe requires. */
+static bool softrma_mr_is_pmem(const struct softrma_mr *mr)
+{
+	for (unsigned long i = 0; i < mr->npages; i++)
+		if (region_intersects(page_to_phys(mr->pages[i]), PAGE_SIZE,
+				      IORESOURCE_MEM,
+				      IORES_DESC_PERSISTENT_MEMORY) !=
+		    REGION_INTERSECTS)
+			return false;
+	return true;
+}
+
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
@@ -71,6 +103,9 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct softrma_mr *mr;
 	int err;
 
+	err = softrma_mr_cmd_access(udata, &access);
+	if (err)
+		return ERR_PTR(err);
 	if (access & ~SOFTRMA_MR_ACCESS)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SOFTRMA_MAX_MR_SIZE || iova + length < iova)
@@ -87,6 +122,11 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = softrma_mr_collect_pages(mr);
 	if (err)
 		goto err_free;
+	if ((access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) &&
+	    !softrma_mr_is_pmem(mr)) {
+		err = -EINVAL;
+		goto err_free;
+	}
 	mr->page_offset = ib_umem_offset(mr->umem);
 	mr->iova = iova;
 	mr->length = length;
@@ -177,8 +217,7 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * softrma_mr_put().  Returns NULL for a key that names nothing and
  * ERR_PTR(-EACCES) for any other failed check.
  */
-struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
-				  u32 key, u64 iova, u64 len, int access)
+static struct softrma_mr *softrma_mr_find(struct softrma_dev *sdev, u32 key)
 {
 	struct softrma_mr *mr;
 
@@ -187,12 +226,34 @@ struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 	if (mr && (mr->ibmr.lkey != key || !softrma_users_get(&mr->users)))
 		mr = NULL;
 	xa_unlock(&sdev->mr_xa);
+	return mr;
+}
+
+struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
+				  u32 key, u64 iova, u64 len, int access)
+{
+	struct softrma_mr *mr = softrma_mr_find(sdev, key);
+
 	if (!mr)
 		return NULL;
-
 	if (mr->ibmr.pd != pd || (mr->access & access) != access ||
 	    iova < mr->iova || len > mr->length ||
 	    iova - mr->iova > mr->length - len) {
+		softrma_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
+	return mr;
+}
+
+/* As softrma_mr_get(), for an operation on the whole MR (FLUSH of an MR). */
+struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
+					struct ib_pd *pd, u32 key, int access)
+{
+	struct softrma_mr *mr = softrma_mr_find(sdev, key);
+
+	if (!mr)
+		return NULL;
+	if (mr->ibmr.pd != pd || (mr->access & access) != access) {
 		softrma_mr_put(mr);
 		return ERR_PTR(-EACCES);
 	}
@@ -336,6 +397,16 @@ void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 	}
 }
 
+/*
+ * True when the 8 bytes at @iova of @mr suit an atomic: aligned both as the
+ * requester sees them and in memory (zero-based MRs may shift the two).
+ */
+bool softrma_mr_atomic_aligned(const struct softrma_mr *mr, u64 iova)
+{
+	return IS_ALIGNED(iova, sizeof(u64)) &&
+	       IS_ALIGNED(iova - mr->iova + mr->page_offset, sizeof(u64));
+}
+
 /* Serialises softrma's atomics with one another, as one HCA would. */
 static DEFINE_SPINLOCK(softrma_atomic_lock);
 
@@ -363,4 +434,43 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		softrma_cache_after_device_write(page);
 	softrma_mr_unmap(p, page);
 	return orig;
+}
+
+/*
+ * ATOMIC WRITE: stores the 8 aligned bytes at @iova of @mr (checked by the
+ * caller) at once, after everything before it and never halfway through
+ * another atomic.
+ */
+void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
+{
+	u64 len = sizeof(u64), *p;
+	struct page *page;
+
+	p = softrma_mr_map(mr, iova, &len, &page);
+	spin_lock_bh(&softrma_atomic_lock);
+	smp_store_release(p, value);
+	spin_unlock_bh(&softrma_atomic_lock);
+	if (page)
+		softrma_cache_after_device_write(page);
+	softrma_mr_unmap(p, page);
+}
+
+/*
+ * FLUSH to persistence: writes [iova, iova + len) of @mr (checked by the
+ * caller) back from the CPU caches.  May sleep.
+ */
+void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len)
+{
+	struct page *page;
+	u64 n;
+	void *p;
+
+	for (; len; iova += n, len -= n) {
+		n = len;
+		p = softrma_mr_map(mr, iova, &n, &page);
+		arch_wb_cache_pmem(p, n);
+		softrma_mr_unmap(p, page);
+		cond_resched();
+	}
+	wmb();	/* the write-backs are done before the FLUSH is answered */
 }

@@ -43,6 +43,11 @@ module_param(force_wire, bool, 0644);
 MODULE_PARM_DESC(force_wire,
 		 "send on the wire even to destinations on this host (testing)");
 
+static bool rxe_flush_icrc;
+module_param(rxe_flush_icrc, bool, 0644);
+MODULE_PARM_DESC(rxe_flush_icrc,
+		 "give FLUSH packets the ICRC rdma_rxe (6.2 to at least 6.12) expects, not the IBA's");
+
 static LIST_HEAD(softrma_netsocks);
 static DEFINE_MUTEX(softrma_netsocks_lock);
 
@@ -279,12 +284,15 @@ static void softrma_net_push_ipv6(struct sk_buff *skb,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 }
 
-/* Fills the ICRC, the last 4 bytes of the finished IP packet. */
-static void softrma_net_set_icrc(struct sk_buff *skb, bool ipv6)
+/* Fills the ICRC, the last 4 bytes of the finished IP packet of @opcode. */
+static void softrma_net_set_icrc(struct sk_buff *skb, bool ipv6, u8 opcode)
 {
-	u32 icrc = roce_icrc(skb_network_header(skb), ipv6,
-			     skb_transport_header(skb),
-			     skb->len - skb_network_header_len(skb));
+	u32 (*icrc_of)(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len) =
+		opcode == (ROCE_RC | ROCE_FLUSH) && READ_ONCE(rxe_flush_icrc) ?
+		roce_icrc_rxe_flush : roce_icrc;
+	u32 icrc = icrc_of(skb_network_header(skb), ipv6,
+			   skb_transport_header(skb),
+			   skb->len - skb_network_header_len(skb));
 	u8 *p = skb_tail_pointer(skb) - ROCE_ICRC_LEN;
 
 	/* Little-endian on the wire. */
@@ -362,7 +370,7 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 		softrma_net_push_ipv4(skb, net, av, &fl4);
 	else
 		softrma_net_push_ipv6(skb, av, &fl6);
-	softrma_net_set_icrc(skb, !ipv4);
+	softrma_net_set_icrc(skb, !ipv4, pkt->opcode);
 	skb_dst_set(skb, dst);
 	return (ipv4 ? ip_local_out(net, NULL, skb) :
 		       ip6_local_out(net, NULL, skb)) >= 0;

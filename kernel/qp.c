@@ -11,7 +11,7 @@
 #define SOFTRMA_QPN_MAX		((1U << 24) - 1)
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH)
 
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
 {

@@ -24,6 +24,10 @@ static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case SOFTRMA_WR_FLUSH:
+		return SOFTRMA_WC_FLUSH;
+	case SOFTRMA_WR_ATOMIC_WRITE:
+		return SOFTRMA_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -92,6 +96,32 @@ static u64 softrma_req_max_length(struct softrma_qp *qp)
 }
 
 /*
+ * FLUSH and ATOMIC WRITE carry everything in the entry: ATOMIC WRITE's
+ * 8 bytes are its payload, and FLUSH has none.
+ */
+static enum ib_wc_status softrma_req_prepare_rma_ext(const struct softrma_sqe *sqe,
+						     struct softrma_req *req,
+						     struct softrma_sgl *sgl)
+{
+	if (sqe->opcode == SOFTRMA_WR_ATOMIC_WRITE) {
+		req->remote_addr = sqe->wr.atomic_write.remote_addr;
+		req->rkey = sqe->wr.atomic_write.rkey;
+		softrma_sgl_init_kbuf(sgl, (void *)&sqe->wr.atomic_write.value,
+				      sizeof(u64));
+		req->length = sizeof(u64);
+		return IB_WC_SUCCESS;
+	}
+	req->remote_addr = sqe->wr.flush.remote_addr;
+	req->rkey = sqe->wr.flush.rkey;
+	req->length = sqe->wr.flush.length;
+	req->flush_type = sqe->wr.flush.type;
+	req->flush_level = sqe->wr.flush.level;
+	softrma_sgl_init_kbuf(sgl, NULL, 0);
+	return req->length > SOFTRMA_MAX_MSG_SZ ? IB_WC_LOC_LEN_ERR :
+						  IB_WC_SUCCESS;
+}
+
+/*
  * Fills @req from @sqe, a kernel copy of an SQ entry, and resolves its
  * memory into @sgl, which the request then names.
  */
@@ -134,6 +164,9 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		req->compare_add = sqe->wr.atomic.compare_add;
 		req->swap = sqe->wr.atomic.swap;
 		break;
+	case SOFTRMA_WR_FLUSH:
+	case SOFTRMA_WR_ATOMIC_WRITE:
+		return softrma_req_prepare_rma_ext(sqe, req, sgl);
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}

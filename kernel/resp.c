@@ -14,6 +14,7 @@ static int softrma_resp_required_access(u32 opcode)
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case SOFTRMA_WR_ATOMIC_WRITE:
 		return IB_ACCESS_REMOTE_WRITE;
 	case IB_WR_RDMA_READ:
 		return IB_ACCESS_REMOTE_READ;
@@ -323,18 +324,43 @@ out:
 	return res;
 }
 
+/*
+ * The target of an atomic (@wr_opcode) at @va: checked, and aligned, or
+ * why not in *res.
+ */
+struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
+					      u64 va, u32 wr_opcode,
+					      enum softrma_resp_result *res)
+{
+	struct softrma_mr *mr;
+
+	*res = SOFTRMA_RESP_NAK_INV_REQ;
+	if (!IS_ALIGNED(va, sizeof(u64)))
+		return NULL;
+	mr = softrma_resp_target(qp, rkey, va, sizeof(u64), wr_opcode);
+	if (!mr) {
+		*res = SOFTRMA_RESP_NAK_ACCESS;
+		return NULL;
+	}
+	if (!softrma_mr_atomic_aligned(mr, va)) {
+		softrma_mr_put(mr);
+		return NULL;
+	}
+	*res = SOFTRMA_RESP_ACK;
+	return mr;
+}
+
 static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 						    struct softrma_req *req)
 {
+	enum softrma_resp_result res;
 	struct softrma_mr *mr;
 	u64 orig;
 
-	if (!IS_ALIGNED(req->remote_addr, sizeof(u64)))
-		return SOFTRMA_RESP_NAK_INV_REQ;
-	mr = softrma_resp_target(qp, req->rkey, req->remote_addr, sizeof(u64),
-				 req->opcode);
+	mr = softrma_resp_atomic_target(qp, req->rkey, req->remote_addr,
+					req->opcode, &res);
 	if (!mr)
-		return SOFTRMA_RESP_NAK_ACCESS;
+		return res;
 	orig = softrma_mr_atomic(mr, req->remote_addr,
 				 req->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
 				 req->compare_add, req->swap);
@@ -342,6 +368,83 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
 	softrma_sgl_copy(req->local, &qp->resp_sgl, sizeof(orig));
 	return SOFTRMA_RESP_ACK;
+}
+
+/*
+ * ATOMIC WRITE: @value lands in the 8 aligned bytes at @va at once.  The
+ * QP's rights were checked by the caller.
+ */
+enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
+						   u32 rkey, u64 va, u64 value)
+{
+	enum softrma_resp_result res;
+	struct softrma_mr *mr;
+
+	mr = softrma_resp_atomic_target(qp, rkey, va, SOFTRMA_WR_ATOMIC_WRITE,
+					&res);
+	if (!mr)
+		return res;
+	softrma_mr_atomic_write(mr, va, value);
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
+static int softrma_flush_access(u8 type)
+{
+	switch (type) {
+	case SOFTRMA_FLUSH_GLOBAL:
+		return SOFTRMA_ACCESS_FLUSH_GLOBAL;
+	case SOFTRMA_FLUSH_PERSISTENT:
+		return SOFTRMA_ACCESS_FLUSH_PERSISTENT;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * RDMA FLUSH of @len bytes at @va, or of the whole MR: both the QP and the
+ * MR must grant the placement @type.  What was placed before is global
+ * already (the device writes with the CPU, and the cache hooks ran at
+ * placement); persistence writes the range back from the CPU caches.
+ */
+enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
+						 u32 rkey, u64 va, u64 len,
+						 u8 type, u8 level)
+{
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
+	int access = softrma_flush_access(type);
+	struct softrma_mr *mr;
+
+	if (!access || level > SOFTRMA_FLUSH_MR ||
+	    (qp->attr.qp_access_flags & access) != access)
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	if (level == SOFTRMA_FLUSH_MR)
+		mr = softrma_mr_get_whole(sdev, qp->ibqp.pd, rkey, access);
+	else
+		mr = softrma_mr_get(sdev, qp->ibqp.pd, rkey, va, len, access);
+	if (IS_ERR_OR_NULL(mr))
+		return SOFTRMA_RESP_NAK_ACCESS;
+	if (level == SOFTRMA_FLUSH_MR) {
+		va = mr->iova;
+		len = mr->length;
+	}
+	if (type == SOFTRMA_FLUSH_PERSISTENT)
+		softrma_mr_writeback(mr, va, len);
+	else
+		smp_mb();	/* placement before this FLUSH is complete */
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
+/* The 8 bytes of an ATOMIC WRITE request, as memory is to hold them. */
+static u64 softrma_req_atomic_value(const struct softrma_req *req)
+{
+	struct softrma_sgl dst;
+	u64 value;
+
+	softrma_sgl_init_kbuf(&dst, &value, sizeof(value));
+	softrma_sgl_copy(&dst, req->local, sizeof(value));
+	return value;
 }
 
 /*
@@ -384,6 +487,13 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return softrma_resp_atomic(qp, req);
+	case SOFTRMA_WR_ATOMIC_WRITE:
+		return softrma_resp_atomic_write(qp, req->rkey, req->remote_addr,
+						 softrma_req_atomic_value(req));
+	case SOFTRMA_WR_FLUSH:
+		return softrma_resp_rdma_flush(qp, req->rkey, req->remote_addr,
+					       req->length, req->flush_type,
+					       req->flush_level);
 	default:
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/softrma-abi.h>
 
 #include "queue.h"
 
@@ -228,7 +229,9 @@ struct softrma_req {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
-	u64 length;
+	u64 length;			/* FLUSH: of the remote range */
+	u8 flush_type;			/* enum softrma_flush_type */
+	u8 flush_level;			/* enum softrma_flush_level */
 	struct softrma_sgl *local;	/* payload source, or result destination */
 	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
 };
@@ -266,6 +269,18 @@ static inline bool softrma_wr_is_atomic(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Requests answered with a response of their own rather than an ACK: READ,
+ * the atomics, FLUSH and ATOMIC WRITE.  They use the responder's resources
+ * and are limited by max_rd_atomic.
+ */
+static inline bool softrma_wr_waits_response(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ || softrma_wr_is_atomic(wr_opcode) ||
+	       wr_opcode == SOFTRMA_WR_FLUSH ||
+	       wr_opcode == SOFTRMA_WR_ATOMIC_WRITE;
 }
 
 static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
@@ -351,6 +366,8 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void softrma_mr_put(struct softrma_mr *mr);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 				  u32 key, u64 iova, u64 len, int access);
+struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
+					struct ib_pd *pd, u32 key, int access);
 int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 			struct ib_pd *pd, const struct softrma_sge *sge,
 			u32 num, int access);
@@ -367,8 +384,11 @@ static inline void softrma_sgl_copy(struct softrma_sgl *dst,
 	softrma_sgl_copy_at(dst, 0, src, 0, len);
 }
 
+bool softrma_mr_atomic_aligned(const struct softrma_mr *mr, u64 iova);
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
+void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
+void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
 
 /* cq.c */
 struct softrma_create_cq_arg;
@@ -426,6 +446,15 @@ void softrma_resp_flush(struct softrma_qp *qp);
 bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
+struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
+					      u64 va, u32 wr_opcode,
+					      enum softrma_resp_result *res);
+enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
+						 u32 rkey, u64 va, u64 len,
+						 u8 type, u8 level);
+enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
+						   u32 rkey, u64 va,
+						   u64 value);
 int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
 			  const struct softrma_req *req);
 bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,

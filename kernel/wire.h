@@ -83,12 +83,6 @@ static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
 	return wqe->req.opcode == IB_WR_RDMA_READ;
 }
 
-/* READs and atomics: answered with data, limited by max_rd_atomic. */
-static inline bool softrma_wr_waits_response(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_RDMA_READ || softrma_wr_is_atomic(wr_opcode);
-}
-
 static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 {
 	return softrma_wr_waits_response(wqe->req.opcode);

@@ -177,6 +177,19 @@ static struct softrma_wqe *softrma_wire_responded(struct softrma_qp *qp,
 	return wqe;
 }
 
+/* FLUSH and ATOMIC WRITE are answered by an empty READ response. */
+static void softrma_wire_rma_ext_resp(struct softrma_qp *qp,
+				      struct softrma_wqe *wqe,
+				      const struct roce_pkt *pkt)
+{
+	if ((pkt->opcode & 0x1f) != ROCE_READ_RESP_ONLY || pkt->payload_len) {
+		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_MALFORMED);
+		return;
+	}
+	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
+	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+}
+
 static void softrma_wire_read_resp(struct softrma_qp *qp,
 				   const struct roce_pkt *pkt,
 				   const u8 *payload)
@@ -186,8 +199,12 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	struct softrma_sgl data;
 	u64 off;
 
-	if (!wqe || !softrma_wqe_is_read(wqe))
+	if (!wqe || softrma_wr_is_atomic(wqe->req.opcode))
 		return;
+	if (!softrma_wqe_is_read(wqe)) {
+		softrma_wire_rma_ext_resp(qp, wqe, pkt);
+		return;
+	}
 	off = (u64)roce_psn_diff(pkt->psn, wqe->first_psn) * mtu;
 	if (pkt->payload_len != min_t(u64, mtu, wqe->req.length - off)) {
 		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_MALFORMED);
@@ -207,7 +224,7 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	u64 orig = pkt->atomic_orig;
 	struct softrma_sgl data;
 
-	if (!wqe || softrma_wqe_is_read(wqe))
+	if (!wqe || !softrma_wr_is_atomic(wqe->req.opcode))
 		return;
 	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
 	softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig));

@@ -128,22 +128,40 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 }
 
-static void softrma_wire_send_atomic(struct softrma_qp *qp,
+/* An atomic, FLUSH or ATOMIC WRITE: one packet, one PSN. */
+static void softrma_wire_send_single(struct softrma_qp *qp,
 				     struct softrma_wqe *wqe)
 {
 	const struct softrma_req *req = &wqe->req;
-	bool cmp_swap = req->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
 	struct roce_pkt pkt = {
-		.opcode = cmp_swap ? ROCE_CMP_SWAP : ROCE_FETCH_ADD,
 		.psn = wqe->next_psn,
 		.ackreq = true,
 		.va = req->remote_addr,
 		.rkey = req->rkey,
-		.swap_add = cmp_swap ? req->swap : req->compare_add,
-		.compare = cmp_swap ? req->compare_add : 0,
 	};
 
-	softrma_wire_xmit(qp, &pkt, NULL, 0);
+	switch (req->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		pkt.opcode = ROCE_CMP_SWAP;
+		pkt.swap_add = req->swap;
+		pkt.compare = req->compare_add;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		pkt.opcode = ROCE_FETCH_ADD;
+		pkt.swap_add = req->compare_add;
+		break;
+	case SOFTRMA_WR_ATOMIC_WRITE:
+		pkt.opcode = ROCE_ATOMIC_WRITE;
+		pkt.dma_len = sizeof(u64);
+		pkt.payload_len = sizeof(u64);
+		break;
+	default:			/* FLUSH */
+		pkt.opcode = ROCE_FLUSH;
+		pkt.dma_len = req->length;
+		pkt.feth = req->flush_type | req->flush_level << 4;
+		break;
+	}
+	softrma_wire_xmit(qp, &pkt, &wqe->sgl, 0);
 	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 }
@@ -198,8 +216,8 @@ static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
 				return false;
-		} else if (softrma_wr_is_atomic(wqe->req.opcode)) {
-			softrma_wire_send_atomic(qp, wqe);
+		} else if (softrma_wqe_waits_response(wqe)) {
+			softrma_wire_send_single(qp, wqe);
 		} else {
 			softrma_wire_send_data(qp, wqe);
 		}
@@ -220,7 +238,7 @@ static bool softrma_wire_rd_atomic_full(struct softrma_qp *qp)
 static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 				 const struct softrma_wqe *wqe)
 {
-	if (softrma_wr_is_atomic(wqe->req.opcode))
+	if (softrma_wqe_waits_response(wqe) && !softrma_wqe_is_read(wqe))
 		return 1;
 	return roce_num_pkts(wqe->req.length, qp->wire->mtu);
 }

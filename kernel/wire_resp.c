@@ -273,17 +273,18 @@ static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 							 u8 op)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	u32 slot = r->atomic_next++ % SOFTRMA_MAX_RD_ATOMIC;
+	enum softrma_resp_result res;
 	struct softrma_mr *mr;
+	u32 slot;
 	u64 orig;
 
-	if (!softrma_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD) ||
-	    !IS_ALIGNED(pkt->va, sizeof(u64)))
+	if (!softrma_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	mr = softrma_resp_target(qp, pkt->rkey, pkt->va, sizeof(u64),
-				 IB_WR_ATOMIC_FETCH_AND_ADD);
+	mr = softrma_resp_atomic_target(qp, pkt->rkey, pkt->va,
+					IB_WR_ATOMIC_FETCH_AND_ADD, &res);
 	if (!mr)
-		return SOFTRMA_RESP_NAK_ACCESS;
+		return res;
+	slot = r->atomic_next++ % SOFTRMA_MAX_RD_ATOMIC;
 	orig = softrma_mr_atomic(mr, pkt->va, op == ROCE_CMP_SWAP,
 				 op == ROCE_CMP_SWAP ? pkt->compare :
 						       pkt->swap_add,
@@ -295,6 +296,49 @@ static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 	r->msn = roce_psn_add(r->msn, 1);
 	softrma_wire_resp_atomic_ack(qp, pkt->psn, orig);
 	return SOFTRMA_RESP_ACK;
+}
+
+/* FLUSH and ATOMIC WRITE are answered by an empty READ response. */
+static void softrma_wire_resp_empty_read_resp(struct softrma_qp *qp, u32 psn)
+{
+	softrma_wire_resp_answer(qp, ROCE_READ_RESP_ONLY, ROCE_AETH_ACK, psn, 0);
+}
+
+static enum softrma_resp_result softrma_wire_resp_answered(struct softrma_qp *qp,
+							   const struct roce_pkt *pkt,
+							   enum softrma_resp_result res)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	if (res == SOFTRMA_RESP_ACK) {
+		r->msn = roce_psn_add(r->msn, 1);
+		softrma_wire_resp_empty_read_resp(qp, pkt->psn);
+	}
+	return res;
+}
+
+/* ATOMIC WRITE: exactly 8 bytes, and a RETH that says so. */
+static enum softrma_resp_result softrma_wire_resp_atomic_write(struct softrma_qp *qp,
+							       const struct roce_pkt *pkt,
+							       const u8 *payload)
+{
+	u64 value;
+
+	if (!softrma_resp_allowed(qp, SOFTRMA_WR_ATOMIC_WRITE) ||
+	    pkt->payload_len != sizeof(value) || pkt->dma_len != sizeof(value))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	memcpy(&value, payload, sizeof(value));
+	return softrma_wire_resp_answered(qp, pkt,
+		softrma_resp_atomic_write(qp, pkt->rkey, pkt->va, value));
+}
+
+/* FLUSH: the FETH's placement type (bits 3:0) and selectivity (5:4). */
+static enum softrma_resp_result softrma_wire_resp_flush(struct softrma_qp *qp,
+							const struct roce_pkt *pkt)
+{
+	return softrma_wire_resp_answered(qp, pkt,
+		softrma_resp_rdma_flush(qp, pkt->rkey, pkt->va, pkt->dma_len,
+					pkt->feth & 0xf, (pkt->feth >> 4) & 3));
 }
 
 /* The packet with the expected PSN. */
@@ -318,7 +362,11 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 	case ROCE_CMP_SWAP:
 	case ROCE_FETCH_ADD:
 		return softrma_wire_resp_atomic(qp, pkt, op);
-	default:			/* SEND with invalidate, FLUSH, ... */
+	case ROCE_ATOMIC_WRITE:
+		return softrma_wire_resp_atomic_write(qp, pkt, payload);
+	case ROCE_FLUSH:
+		return softrma_wire_resp_flush(qp, pkt);
+	default:			/* SEND with invalidate */
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
 }
@@ -336,7 +384,7 @@ static void softrma_wire_resp_advance(struct softrma_qp *qp,
 		return;
 	}
 	r->epsn = roce_psn_add(r->epsn, 1);
-	if (op == ROCE_CMP_SWAP || op == ROCE_FETCH_ADD)
+	if (roce_op_is_rd_atomic(op))
 		return;
 	if (roce_op_ends_msg(op)) {
 		softrma_wire_resp_end_msg(r);
@@ -362,6 +410,11 @@ static void softrma_wire_resp_duplicate(struct softrma_qp *qp,
 			if (r->atomic[i].psn == pkt->psn)
 				softrma_wire_resp_atomic_ack(qp, pkt->psn,
 							     r->atomic[i].orig);
+		return;
+	}
+	/* Executed once; answered again, as their responses may be lost. */
+	if (op == ROCE_FLUSH || op == ROCE_ATOMIC_WRITE) {
+		softrma_wire_resp_empty_read_resp(qp, pkt->psn);
 		return;
 	}
 	/* As for new packets, only those that ask are acknowledged. */
@@ -423,8 +476,7 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 	switch (res) {
 	case SOFTRMA_RESP_ACK:
 		softrma_wire_resp_advance(qp, pkt);
-		if (pkt->ackreq && op != ROCE_READ_REQ &&
-		    op != ROCE_CMP_SWAP && op != ROCE_FETCH_ADD)
+		if (pkt->ackreq && !roce_op_is_rd_atomic(op))
 			softrma_wire_resp_ack(qp, ROCE_AETH_ACK, pkt->psn);
 		break;
 	case SOFTRMA_RESP_RNR_NAK:

@@ -32,6 +32,7 @@ device/rc_wire.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
 device/rc_hostile.sh
+device/rma_ext.sh
 device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh

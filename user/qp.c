@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
 
 static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 {
@@ -267,14 +268,35 @@ static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe
 	}
 }
 
+/* ATOMIC WRITE takes its 8 bytes from the one SGE, at post time. */
+static int softrma_sqe_set_atomic_write(struct softrma_sqe *sqe,
+					const struct ibv_send_wr *wr)
+{
+	if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t))
+		return EINVAL;
+	softrma_sqe_set_atomic_write_dest(sqe, wr->wr.rdma.rkey,
+					  wr->wr.rdma.remote_addr,
+					  (const void *)(uintptr_t)wr->sg_list[0].addr);
+	return 0;
+}
+
+void softrma_sqe_set_atomic_write_dest(struct softrma_sqe *sqe, uint32_t rkey,
+				       uint64_t remote_addr, const void *value)
+{
+	sqe->wr.atomic_write.remote_addr = remote_addr;
+	sqe->wr.atomic_write.rkey = rkey;
+	memcpy(&sqe->wr.atomic_write.value, value, sizeof(uint64_t));
+}
+
 #define SOFTRMA_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define SOFTRMA_UC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
 			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define SOFTRMA_RC_OPS (SOFTRMA_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
+			IBV_QP_EX_WITH_ATOMIC_WRITE | SOFTRMADV_QP_EX_WITH_FLUSH)
 
-/* The table below serves ibv_post_send opcodes too: the bits line up. */
+/* Up to FETCH_AND_ADD, the bits of ibv_post_send opcodes line up. */
 static_assert(IBV_QP_EX_WITH_SEND == 1 << IBV_WR_SEND, "send");
 static_assert(IBV_QP_EX_WITH_SEND_WITH_IMM == 1 << IBV_WR_SEND_WITH_IMM, "imm");
 static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1 << IBV_WR_RDMA_WRITE, "write");
@@ -302,18 +324,31 @@ uint64_t softrma_send_ops(enum ibv_qp_type type)
 	}
 }
 
+/* Inline data is a source: SEND and WRITE only. */
+int softrma_opcode_takes_inline(uint32_t opcode)
+{
+	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
+	       opcode == IBV_WR_RDMA_WRITE ||
+	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static uint64_t softrma_opcode_op(enum ibv_wr_opcode opcode)
+{
+	if (opcode == IBV_WR_ATOMIC_WRITE)
+		return IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if ((unsigned int)opcode <= IBV_WR_ATOMIC_FETCH_AND_ADD)
+		return 1ULL << opcode;
+	return 0;
+}
+
 static int softrma_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
 {
-	return (unsigned int)opcode < 64 && (softrma_send_ops(type) >> opcode & 1);
+	return !!(softrma_send_ops(type) & softrma_opcode_op(opcode));
 }
 
 static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)
 {
-	/* Inline data is a source: SEND and WRITE only. */
-	int inline_src = wr->opcode == IBV_WR_SEND ||
-			 wr->opcode == IBV_WR_SEND_WITH_IMM ||
-			 wr->opcode == IBV_WR_RDMA_WRITE ||
-			 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	int inline_src = softrma_opcode_takes_inline(wr->opcode);
 	struct softrma_sqe *sqe;
 
 	if (!softrma_opcode_ok(qp->ibqp.qp_type, wr->opcode))
@@ -322,6 +357,13 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 	if (!sqe)
 		return ENOMEM;
 	sqe->imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
+		if (softrma_sqe_set_atomic_write(sqe, wr)) {
+			qp->sq.index--;
+			return EINVAL;
+		}
+		return 0;
+	}
 	if (softrma_sqe_set_remote(qp, sqe, wr) ||
 	    softrma_sqe_set_data(qp, sqe, wr, inline_src)) {
 		qp->sq.index--;

@@ -10,6 +10,7 @@
 #include <rdma/softrma-abi.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
 
 /* Reads a sysfs attribute of the device, without its trailing newline. */
 static int read_dev_attr(struct verbs_sysfs_dev *sysfs_dev, const char *name,
@@ -135,4 +136,12 @@ static const struct verbs_device_ops softrma_dev_ops = {
 static void __attribute__((constructor)) softrma_register_driver(void)
 {
 	verbs_register_driver_34(&softrma_dev_ops);
+}
+
+int softrmadv_is_softrma(struct ibv_context *ctx)
+{
+	struct verbs_device *vdev = container_of(ctx->device,
+						 struct verbs_device, device);
+
+	return vdev->ops == &softrma_dev_ops;
 }

@@ -7,6 +7,9 @@
 #include "provider-abi.h"
 #include "ring.h"
 
+/* The largest message, as the device reports max_msg_sz. */
+#define SOFTRMA_MAX_MSG_LEN	0x80000000U
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -49,6 +52,7 @@ struct softrma_qp {
 	uint32_t wr_first;		/* sq.index at ibv_wr_start() */
 	struct softrma_sqe *wr_cur;	/* the entry the setters fill */
 	int wr_err;			/* first error, reported by complete */
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_* it was created with */
 };
 
 struct softrma_srq {
@@ -130,10 +134,13 @@ int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int softrma_qp_can_send(struct softrma_qp *qp);
 uint64_t softrma_send_ops(enum ibv_qp_type type);
+int softrma_opcode_takes_inline(uint32_t opcode);
 struct softrma_sqe *softrma_sqe_claim(struct softrma_qp *qp, uint64_t wr_id,
 				      uint32_t opcode, uint32_t flags);
 int softrma_sqe_add_inline(struct softrma_qp *qp, struct softrma_sqe *sqe,
 			   const void *addr, size_t len);
+void softrma_sqe_set_atomic_write_dest(struct softrma_sqe *sqe, uint32_t rkey,
+				       uint64_t remote_addr, const void *value);
 int softrma_sqe_set_sges(struct softrma_qp *qp, struct softrma_sqe *sqe,
 			 const struct ibv_sge *sg, size_t num);
 void softrma_sqe_set_ud(struct softrma_qp *qp, struct softrma_sqe *sqe,

@@ -60,18 +60,26 @@ int softrma_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+/*
+ * FLUSH rights go to the kernel in the driver's part of the command: the
+ * core of Linux 6.1 refuses access bits it does not know.
+ */
 struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp;
-	struct ibv_reg_mr cmd;
+	struct {
+		struct ibv_reg_mr ibv_cmd;
+		struct softrma_reg_mr_cmd drv;
+	} cmd = { .drv.access = access & SOFTRMA_ACCESS_FLUSH };
 	struct verbs_mr *vmr;
 	int ret;
 
 	vmr = calloc(1, sizeof(*vmr));
 	if (!vmr)
 		return NULL;
-	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va,
+			     access & ~SOFTRMA_ACCESS_FLUSH, vmr, &cmd.ibv_cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
 		free(vmr);

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
 
 static struct softrma_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
 {
@@ -140,6 +141,41 @@ static void softrma_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			  add, 0);
 }
 
+static void softrma_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, const void *atomic_wr)
+{
+	struct softrma_sqe *sqe = softrma_wr_begin(qpx, IBV_WR_ATOMIC_WRITE);
+
+	if (sqe)
+		softrma_sqe_set_atomic_write_dest(sqe, rkey, remote_addr,
+						  atomic_wr);
+}
+
+void softrmadv_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			uint64_t remote_addr, size_t len, uint8_t type,
+			uint8_t level)
+{
+	struct softrma_qp *qp = qpx_to_sqp(qpx);
+	struct softrma_sqe *sqe;
+
+	if (!(qp->send_ops & SOFTRMADV_QP_EX_WITH_FLUSH) ||
+	    len > SOFTRMA_MAX_MSG_LEN ||
+	    (type != SOFTRMADV_FLUSH_GLOBAL &&
+	     type != SOFTRMADV_FLUSH_PERSISTENT) ||
+	    level > SOFTRMADV_FLUSH_MR) {
+		softrma_wr_fail(qp, EINVAL);
+		return;
+	}
+	sqe = softrma_wr_begin(qpx, SOFTRMA_WR_FLUSH);
+	if (!sqe)
+		return;
+	sqe->wr.flush.remote_addr = remote_addr;
+	sqe->wr.flush.rkey = rkey;
+	sqe->wr.flush.length = len;
+	sqe->wr.flush.type = type;
+	sqe->wr.flush.level = level;
+}
+
 /* The entry the setters fill, or NULL (and an error) when there is none. */
 static struct softrma_sqe *softrma_wr_current(struct softrma_qp *qp)
 {
@@ -175,10 +211,7 @@ static void softrma_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 
 	if (!sqe)
 		return;
-	/* Inline data is a source: SEND and WRITE only. */
-	if (sqe->opcode == IBV_WR_RDMA_READ ||
-	    sqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	    sqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (!softrma_opcode_takes_inline(sqe->opcode)) {
 		softrma_wr_fail(qp, EINVAL);
 		return;
 	}
@@ -230,7 +263,9 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 		qpx->wr_rdma_read = softrma_wr_rdma_read;
 		qpx->wr_atomic_cmp_swp = softrma_wr_atomic_cmp_swp;
 		qpx->wr_atomic_fetch_add = softrma_wr_atomic_fetch_add;
+		qpx->wr_atomic_write = softrma_wr_atomic_write;
 	}
+	qp->send_ops = send_ops_flags;
 	qpx->wr_set_sge = softrma_wr_set_sge;
 	qpx->wr_set_sge_list = softrma_wr_set_sge_list;
 	qpx->wr_set_inline_data = softrma_wr_set_inline_data;

@@ -267,7 +267,8 @@ unsigned int roce_build(u8 *buf, const struct roce_pkt *pkt)
  * variant fields set to ones, the BTH with its FECN/BECN/reserved byte set
  * to ones, then everything up to the ICRC.
  */
-u32 roce_icrc(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
+/* The CRC of a packet's invariant fields, before the final inversion. */
+static u32 roce_icrc_crc(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
 {
 	u8 hdr[ROCE_IPV6_LEN + ROCE_UDP_LEN + ROCE_BTH_LEN];
 	u32 ip_len = ipv6 ? ROCE_IPV6_LEN : ROCE_IPV4_LEN;
@@ -290,16 +291,32 @@ u32 roce_icrc(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
 	crc = roce_crc32(ROCE_ICRC_SEED, hdr, n);
 	crc = roce_crc32(crc, udp + ROCE_UDP_LEN + ROCE_BTH_LEN,
 			 udp_len - ROCE_UDP_LEN - ROCE_BTH_LEN - ROCE_ICRC_LEN);
-	return ~crc;
+	return crc;
+}
+
+u32 roce_icrc(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
+{
+	return ~roce_icrc_crc(ip, ipv6, udp, udp_len);
+}
+
+u32 roce_icrc_rxe_flush(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
+{
+	return ~roce_crc32(roce_icrc_crc(ip, ipv6, udp, udp_len),
+			   udp + ROCE_UDP_LEN,
+			   udp_len - ROCE_UDP_LEN - ROCE_ICRC_LEN);
 }
 
 bool roce_icrc_ok(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len)
 {
 	const u8 *p;
+	u32 wire;
 
 	if (udp_len < ROCE_UDP_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
 		return false;
 	p = udp + udp_len - ROCE_ICRC_LEN;
-	return roce_icrc(ip, ipv6, udp, udp_len) ==
-	       ((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24);
+	wire = (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+	if (roce_icrc(ip, ipv6, udp, udp_len) == wire)
+		return true;
+	return udp[ROCE_UDP_LEN] == (ROCE_RC | ROCE_FLUSH) &&
+	       roce_icrc_rxe_flush(ip, ipv6, udp, udp_len) == wire;
 }

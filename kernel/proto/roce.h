@@ -150,7 +150,18 @@ static inline u32 roce_psn_add(u32 psn, u32 n)
  */
 u32 roce_icrc(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len);
 
-/* Checks the ICRC in the last 4 bytes of @udp. */
+/*
+ * The ICRC rdma_rxe gives FLUSH packets (Linux 6.2 to at least 6.12): its
+ * opcode table has no payload offset for FLUSH, so the CRC goes on over
+ * BTH, FETH and RETH a second time, as if they were payload.  rxe drops
+ * FLUSH packets that carry the ICRC of the specification.
+ */
+u32 roce_icrc_rxe_flush(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len);
+
+/*
+ * Checks the ICRC in the last 4 bytes of @udp; a FLUSH may also carry
+ * rdma_rxe's form of it.
+ */
 bool roce_icrc_ok(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len);
 
 #endif /* SOFTRMA_PROTO_ROCE_H */

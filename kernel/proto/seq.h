@@ -44,6 +44,18 @@ static inline bool roce_op_is_response(u8 op)
 }
 
 /*
+ * True for requests answered with a response of their own (READ responses,
+ * atomic acknowledgements) rather than an ACK: READ, the atomics, FLUSH and
+ * ATOMIC WRITE.
+ */
+static inline bool roce_op_is_rd_atomic(u8 op)
+{
+	return op == ROCE_READ_REQ || op == ROCE_CMP_SWAP ||
+	       op == ROCE_FETCH_ADD || op == ROCE_FLUSH ||
+	       op == ROCE_ATOMIC_WRITE;
+}
+
+/*
  * True when @len bytes of payload suit @op at path MTU @mtu: FIRST and
  * MIDDLE packets are full, LAST packets carry 1 to @mtu bytes, ONLY
  * packets 0 to @mtu.

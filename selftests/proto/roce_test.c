@@ -166,6 +166,40 @@ static void test_icrc_vectors(int min)
 	printf("# ICRC of %d packets matches\n", count);
 }
 
+static void put_icrc(u8 *p, u32 icrc)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = icrc >> (8 * i);
+}
+
+/*
+ * rdma_rxe's FLUSH ICRC is accepted for FLUSH and for nothing else; the
+ * specification's is accepted for both.
+ */
+static void test_icrc_rxe_flush(void)
+{
+	static const u8 ops[] = { ROCE_RC | ROCE_FLUSH, ROCE_RC | ROCE_WRITE_ONLY };
+
+	for (unsigned int i = 0; i < sizeof(ops); i++) {
+		u8 pkt[20 + 8 + 64] = { 0x45 };
+		u8 *udp = pkt + 20;
+		struct roce_pkt p = sample(ops[i], 0);
+		u32 udp_len = 8 + roce_build(udp + 8, &p) + ROCE_ICRC_LEN;
+		u32 spec, rxe;
+
+		spec = roce_icrc(pkt, false, udp, udp_len);
+		rxe = roce_icrc_rxe_flush(pkt, false, udp, udp_len);
+		EXPECT(spec != rxe, "opcode %#x: the two forms differ", ops[i]);
+		put_icrc(udp + udp_len - 4, spec);
+		EXPECT(roce_icrc_ok(pkt, false, udp, udp_len),
+		       "opcode %#x: the IBA's ICRC", ops[i]);
+		put_icrc(udp + udp_len - 4, rxe);
+		EXPECT(roce_icrc_ok(pkt, false, udp, udp_len) == (i == 0),
+		       "opcode %#x: rdma_rxe's FLUSH ICRC", ops[i]);
+	}
+	printf("# rdma_rxe's FLUSH ICRC: for FLUSH only\n");
+}
+
 /* Segments @npkts packets of @msg the way the requester does. */
 static void segment(enum roce_msg msg, bool imm, int npkts, u8 *ops)
 {
@@ -253,6 +287,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_psn();
 	test_seq();
+	test_icrc_rxe_flush();
 	test_icrc_vectors(100);
 	return failures ? 1 : 0;
 }

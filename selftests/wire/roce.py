@@ -30,6 +30,22 @@ def icrc(ip, udp):
     return struct.pack('<I', zlib.crc32(b'\xff' * 8 + masked(ip, udp)))
 
 
+def icrc_rxe_flush(ip, udp):
+    """rdma_rxe's ICRC of a FLUSH (6.2 to at least 6.12): its opcode table
+    has no payload offset for FLUSH, so the CRC runs over the transport
+    headers (BTH onwards) a second time, unmasked, as if they were payload."""
+    crc = zlib.crc32(b'\xff' * 8 + masked(ip, udp))
+    return struct.pack('<I', zlib.crc32(udp[8:], crc))
+
+
+def icrc_ok(ip, udp):
+    """True when the last 4 bytes of @udp are its ICRC, or for an RC FLUSH
+    (opcode 0x1c) rdma_rxe's form of it."""
+    body, wire = udp[:-4], udp[-4:]
+    return icrc(ip, body) == wire or \
+        (udp[8] == 0x1c and icrc_rxe_flush(ip, body) == wire)
+
+
 def ipv4(src, dst, payload_len, ident):
     hdr = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + payload_len, ident,
                       0x4000, 64, 17, 0, socket.inet_aton(src),

@@ -42,6 +42,32 @@ struct softrma_sge {
 	__u32 lkey;
 };
 
+/*
+ * RDMA FLUSH and ATOMIC WRITE (IBA 1.5), which Linux 6.1's uAPI does not
+ * name yet: the values of later kernels' IB_UVERBS_WR_*, IB_WC_* and
+ * IB_ACCESS_FLUSH_*.  FLUSH permission travels in the access flags of the
+ * QP (modify_qp) and, for MRs, in struct softrma_reg_mr_cmd.
+ */
+#define SOFTRMA_WR_FLUSH		14
+#define SOFTRMA_WR_ATOMIC_WRITE		15
+#define SOFTRMA_WC_FLUSH		8
+#define SOFTRMA_WC_ATOMIC_WRITE		9
+#define SOFTRMA_ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define SOFTRMA_ACCESS_FLUSH_PERSISTENT	(1 << 9)
+#define SOFTRMA_ACCESS_FLUSH		(SOFTRMA_ACCESS_FLUSH_GLOBAL | \
+					 SOFTRMA_ACCESS_FLUSH_PERSISTENT)
+
+/* FLUSH placement types and selectivity levels, as in the FETH. */
+enum softrma_flush_type {
+	SOFTRMA_FLUSH_GLOBAL = 1,
+	SOFTRMA_FLUSH_PERSISTENT = 2,
+};
+
+enum softrma_flush_level {
+	SOFTRMA_FLUSH_RANGE = 0,
+	SOFTRMA_FLUSH_MR = 1,
+};
+
 /* SQ entry: the fixed part, then num_sge SGEs or inline_len bytes. */
 struct softrma_sqe {
 	__aligned_u64 wr_id;
@@ -64,6 +90,21 @@ struct softrma_sqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 value;	/* the 8 bytes, as memory holds them */
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_write;
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+			__u8 type;		/* enum softrma_flush_type */
+			__u8 level;		/* enum softrma_flush_level */
+			__u16 reserved0;
+			__u32 reserved1;
+		} flush;
 		struct {
 			__u32 ah;		/* softrma_create_ah_resp.ah_num */
 			__u32 remote_qpn;
@@ -102,6 +143,12 @@ struct softrma_cqe {
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u8 network_hdr_type;	/* enum rdma_network_type, with IBV_WC_GRH */
+};
+
+/* Follows struct ib_uverbs_reg_mr; optional (an older provider sends none). */
+struct softrma_reg_mr_cmd {
+	__u32 access;			/* SOFTRMA_ACCESS_FLUSH_* */
+	__u32 reserved;
 };
 
 /* Follows struct ib_uverbs_create_cq_resp. */
