@@ -397,16 +397,6 @@ void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 	}
 }
 
-/*
- * True when the 8 bytes at @iova of @mr suit an atomic: aligned both as the
- * requester sees them and in memory (zero-based MRs may shift the two).
- */
-bool softrma_mr_atomic_aligned(const struct softrma_mr *mr, u64 iova)
-{
-	return IS_ALIGNED(iova, sizeof(u64)) &&
-	       IS_ALIGNED(iova - mr->iova + mr->page_offset, sizeof(u64));
-}
-
 /* Serialises softrma's atomics with one another, as one HCA would. */
 static DEFINE_SPINLOCK(softrma_atomic_lock);
 

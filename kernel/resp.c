@@ -325,8 +325,9 @@ out:
 }
 
 /*
- * The target of an atomic (@wr_opcode) at @va: checked, and aligned, or
- * why not in *res.
+ * The target of an atomic (@wr_opcode) at @va: aligned and checked, or why
+ * not in *res.  The core keeps an MR's iova and its memory at the same page
+ * offset, so an aligned @va is aligned memory.
  */
 struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
 					      u64 va, u32 wr_opcode,
@@ -338,15 +339,7 @@ struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
 	if (!IS_ALIGNED(va, sizeof(u64)))
 		return NULL;
 	mr = softrma_resp_target(qp, rkey, va, sizeof(u64), wr_opcode);
-	if (!mr) {
-		*res = SOFTRMA_RESP_NAK_ACCESS;
-		return NULL;
-	}
-	if (!softrma_mr_atomic_aligned(mr, va)) {
-		softrma_mr_put(mr);
-		return NULL;
-	}
-	*res = SOFTRMA_RESP_ACK;
+	*res = mr ? SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_ACCESS;
 	return mr;
 }
 

@@ -384,7 +384,6 @@ static inline void softrma_sgl_copy(struct softrma_sgl *dst,
 	softrma_sgl_copy_at(dst, 0, src, 0, len);
 }
 
-bool softrma_mr_atomic_aligned(const struct softrma_mr *mr, u64 iova);
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
 void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * RC QPs for hostile packets from outside (selftests/wire/craft_rc.py):
- * NQP QPs in RTS, expecting PSN 0, with every remote right on one 64 KiB
+ * NQP QPs in RTS, expecting PSN 0, with every remote right (FLUSH GLOBAL
+ * too) on one 64 KiB
  * MR that holds a known pattern.  Prints "qpn N" for each, "rkey K",
  * "addr A" and "len L", waits SECONDS, then prints each QP's state
  * ("state I S") and where the MR differs from the pattern apart from its
@@ -13,12 +14,14 @@
  */
 #include <unistd.h>
 
+#include "softrmadv.h"
 #include "test.h"
 
 #define MAX_QP	16
 #define LEN	(64 << 10)
 #define ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+		 SOFTRMADV_ACCESS_FLUSH_GLOBAL)
 
 static unsigned char pattern(size_t i)
 {

@@ -3,27 +3,36 @@
 """Sends hand-made RC packets to DST (UDP 4791) through a raw IPv4 socket,
 at the QPs of verbs/rc_sink (each expecting PSN 0, one 64 KiB MR with every
 remote right at ADDR with RKEY).  QP 0 gets a WRITE beyond the expected PSN,
-the one good WRITE ("softrma-good-wr!" at ADDR), a storm of READs and a
-duplicate of the good WRITE with other data; it must stay in RTS.  Each
-other QP gets one request it must refuse: bad rkey, a range past the end of
-the MR, a DMA length of 2 GiB, a WRITE that starts in the middle, a FIRST
-packet shorter than the MTU, an unaligned atomic, a READ of 2 GiB.
+the one good WRITE ("softrma-good-wr!" at ADDR), a storm of READs, an
+ATOMIC WRITE of the same first 8 bytes, a FLUSH with the IBA's ICRC, one
+with rdma_rxe's, one with a wrong ICRC (dropped), the good WRITE again at
+the next PSN (executed only if both good FLUSHes were), then duplicates of
+the ATOMIC WRITE and the good WRITE with other data; it must stay in RTS.
+Each other QP gets one request it must refuse: bad rkey, a range past the
+end of the MR, a DMA length of 2 GiB, a WRITE that starts in the middle, a
+FIRST packet shorter than the MTU, an unaligned atomic, a READ of 2 GiB,
+an unaligned ATOMIC WRITE, an ATOMIC WRITE whose RETH says 16 bytes, one
+that carries 16 bytes, a FLUSH with a bad rkey, a FLUSH of placement type 3.
 
-usage: craft_rc.py SRC DST RKEY ADDR QPN0 .. QPN7"""
+usage: craft_rc.py SRC DST RKEY ADDR QPN0 .. QPN12"""
 import socket
 import struct
 import sys
 
-from roce import bth, packet
+from roce import bth, icrc_rxe_flush, packet
 
 WRITE_FIRST, WRITE_MIDDLE, WRITE_ONLY = 0x06, 0x07, 0x0a
-READ_REQ, FETCH_ADD = 0x0c, 0x14
+READ_REQ, FETCH_ADD, FLUSH, ATOMIC_WRITE = 0x0c, 0x14, 0x1c, 0x1d
 ACKREQ = 0x80000000
 READS, READ_LEN = 50, 64 << 10
 
 
 def reth(va, rkey, length):
     return struct.pack('!QII', va, rkey, length)
+
+
+def feth(placement, selectivity=0):
+    return struct.pack('!I', selectivity << 4 | placement)
 
 
 def atmeth(va, rkey, add):
@@ -33,7 +42,7 @@ def atmeth(va, rkey, add):
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     rkey, addr = int(sys.argv[3]), int(sys.argv[4])
-    qpn = [int(q) for q in sys.argv[5:13]]
+    qpn = [int(q) for q in sys.argv[5:18]]
     good, dup = b'softrma-good-wr!', b'softrma-dupl-wr!'
     q0 = [
         ('WRITE beyond the expected PSN',
@@ -43,8 +52,23 @@ def main():
     q0 += [(f'READ {i} of the storm',
             bth(READ_REQ, qpn[0], 1 + i * (READ_LEN // 1024) | ACKREQ) +
             reth(addr, rkey, READ_LEN)) for i in range(READS)]
-    q0 += [('a duplicate of the good WRITE, other data',
-            bth(WRITE_ONLY, qpn[0], 0) + reth(addr, rkey, 16) + dup)]
+    psn = 1 + READS * (READ_LEN // 1024)
+    q0 += [
+        ('ATOMIC WRITE of the same 8 bytes',
+         bth(ATOMIC_WRITE, qpn[0], psn | ACKREQ) + reth(addr, rkey, 8) + good[:8]),
+        ('FLUSH, the IBA\'s ICRC',
+         bth(FLUSH, qpn[0], psn + 1 | ACKREQ) + feth(1) + reth(addr, rkey, 64)),
+        ('FLUSH, rdma_rxe\'s ICRC',
+         bth(FLUSH, qpn[0], psn + 2 | ACKREQ) + feth(1, 1) + reth(0, rkey, 0), icrc_rxe_flush),
+        ('FLUSH, a wrong ICRC',
+         bth(FLUSH, qpn[0], psn + 3 | ACKREQ) + feth(1) + reth(addr, rkey, 64), None),
+        ('the good WRITE again, at the PSN after the FLUSHes',
+         bth(WRITE_ONLY, qpn[0], psn + 3) + reth(addr, rkey, 16) + good),
+        ('a duplicate of the ATOMIC WRITE, other data',
+         bth(ATOMIC_WRITE, qpn[0], psn | ACKREQ) + reth(addr, rkey, 8) + dup[:8]),
+        ('a duplicate of the good WRITE, other data',
+         bth(WRITE_ONLY, qpn[0], 0) + reth(addr, rkey, 16) + dup),
+    ]
     refused = [
         ('WRITE with a bad rkey', bth(WRITE_ONLY, qpn[1]) + reth(addr, rkey ^ 0x80, 16) + dup),
         ('WRITE past the end of the MR',
@@ -56,10 +80,22 @@ def main():
          bth(WRITE_FIRST, qpn[5]) + reth(addr, rkey, 4096) + dup * 6 + b'abcd'),
         ('unaligned FETCH_ADD', bth(FETCH_ADD, qpn[6], 0 | ACKREQ) + atmeth(addr + 4, rkey, 1)),
         ('READ of 2 GiB', bth(READ_REQ, qpn[7], 0 | ACKREQ) + reth(addr, rkey, 1 << 31)),
+        ('unaligned ATOMIC WRITE',
+         bth(ATOMIC_WRITE, qpn[8], 0 | ACKREQ) + reth(addr + 4, rkey, 8) + dup[:8]),
+        ('ATOMIC WRITE whose RETH says 16 bytes',
+         bth(ATOMIC_WRITE, qpn[9], 0 | ACKREQ) + reth(addr, rkey, 16) + dup[:8]),
+        ('ATOMIC WRITE of 16 bytes',
+         bth(ATOMIC_WRITE, qpn[10], 0 | ACKREQ) + reth(addr, rkey, 8) + dup),
+        ('FLUSH with a bad rkey',
+         bth(FLUSH, qpn[11], 0 | ACKREQ) + feth(1) + reth(addr, rkey ^ 0x80, 64)),
+        ('FLUSH of placement type 3',
+         bth(FLUSH, qpn[12], 0 | ACKREQ) + feth(3) + reth(addr, rkey, 64)),
     ]
     sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-    for ident, (what, transport) in enumerate(q0 + refused, 1):
-        sock.sendto(packet(src, dst, transport, ident & 0xffff), (dst, 0))
+    for ident, (what, transport, *form) in enumerate(q0 + refused, 1):
+        icrc_of = form[0] if form and form[0] else None
+        kw = {'icrc_of': icrc_of} if icrc_of else {'good_icrc': not form}
+        sock.sendto(packet(src, dst, transport, ident & 0xffff, **kw), (dst, 0))
         if 'storm' not in what or what.startswith('READ 0 '):
             print(f'# sent: {what}', file=sys.stderr)
 

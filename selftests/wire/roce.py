@@ -60,12 +60,14 @@ def bth(opcode, dqpn, psn=0, flags=0):
     return struct.pack('!BBHII', opcode, flags, 0xffff, dqpn, psn)
 
 
-def packet(src, dst, transport, ident, good_icrc=True, udp_len=None):
-    """An IPv4 packet carrying @transport (BTH onwards, without ICRC)."""
+def packet(src, dst, transport, ident, good_icrc=True, udp_len=None,
+           icrc_of=icrc):
+    """An IPv4 packet carrying @transport (BTH onwards, without ICRC), with
+    the ICRC that @icrc_of computes (spoilt unless @good_icrc)."""
     length = 8 + len(transport) + 4
     udp = struct.pack('!HHHH', 0xc000, 4791, udp_len or length, 0) + transport
     ip = ipv4(src, dst, length, ident)
-    crc = icrc(ip, udp)
+    crc = icrc_of(ip, udp)
     if not good_icrc:
         crc = bytes([crc[0] ^ 1]) + crc[1:]
     return ip + udp + crc
