@@ -11,7 +11,7 @@ kver=$(uname -r)
 libdir=/usr/lib/x86_64-linux-gnu/libibverbs
 cleanup() {
 	rm -f "/lib/modules/$kver/updates/kernel/softrma.ko" "$libdir/libsoftrma-rdmav34.so" \
-		/etc/libibverbs.d/softrma.driver
+		/etc/libibverbs.d/softrma.driver /usr/include/infiniband/softrmadv.h
 	depmod -a "$kver"
 }
 trap cleanup EXIT
@@ -33,3 +33,27 @@ grep -q '^softrma ' /proc/modules || fail "softrma was not autoloaded"
 expect_eq "installed provider" "$("$SOFTRMA_BIN/which_provider" softrma0)" \
 	libsoftrma-rdmav34.so
 ibv_devinfo -d softrma0 | grep -q PORT_ACTIVE || fail "ibv_devinfo with the installed provider"
+
+# softrmadv.h is installed, and a program links its functions as the
+# header says.
+[ -f /usr/include/infiniband/softrmadv.h ] || fail "softrmadv.h not installed"
+cat > /tmp/dv.c <<'EOF_C'
+#include <stdio.h>
+#include <infiniband/softrmadv.h>
+
+int main(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
+
+	if (!ctx)
+		return 1;
+	printf("%d\n", softrmadv_is_softrma(ctx));
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	return 0;
+}
+EOF_C
+gcc -o /tmp/dv /tmp/dv.c -L"$libdir" -l:libsoftrma-rdmav34.so -Wl,-rpath,"$libdir" \
+	-libverbs || fail "linking softrmadv.h's functions"
+expect_eq "softrmadv_is_softrma" "$(env -u RDMAV_DRIVERS /tmp/dv)" 1
