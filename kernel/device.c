@@ -84,6 +84,10 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
 	attr->max_pkeys = 1;
+	attr->max_mcast_grp = SOFTRMA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SOFTRMA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SOFTRMA_MAX_MCAST_GRP *
+					  SOFTRMA_MAX_MCAST_QP_ATTACH;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -180,6 +184,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
+	WARN_ON(!list_empty(&sdev->mcg_list));
+	mutex_destroy(&sdev->mcg_lock);
 	if (sdev->netsock)
 		softrma_net_put(sdev->netsock);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
@@ -215,6 +221,8 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.create_srq = softrma_create_srq,
 	.create_user_ah = softrma_create_ah,
 	.dealloc_driver = softrma_dealloc_driver,
+	.attach_mcast = softrma_attach_mcast,
+	.detach_mcast = softrma_detach_mcast,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
 	.dereg_mr = softrma_dereg_mr,
@@ -262,6 +270,8 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	INIT_LIST_HEAD(&sdev->mcg_list);
+	mutex_init(&sdev->mcg_lock);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(ndev);

@@ -147,6 +147,19 @@ static struct softrma_dev *softrma_get_by_netdev(struct net_device *ndev)
 	return sdev;
 }
 
+/* The device bound to the netdev @ifindex of @net, with a reference. */
+struct softrma_dev *softrma_get_dev_by_ifindex(struct net *net, int ifindex)
+{
+	struct net_device *ndev = dev_get_by_index(net, ifindex);
+	struct softrma_dev *sdev;
+
+	if (!ndev)
+		return NULL;
+	sdev = softrma_get_by_netdev(ndev);
+	dev_put(ndev);
+	return sdev;
+}
+
 static int softrma_netdev_event(struct notifier_block *nb, unsigned long event,
 				void *ptr)
 {

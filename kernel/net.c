@@ -25,6 +25,7 @@
 #include <net/ipv6.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
 
 #include "wire.h"
 
@@ -216,6 +217,7 @@ static bool softrma_gid_is_ipv4(const union ib_gid *gid)
 }
 
 static struct dst_entry *softrma_net_route4(struct net *net,
+					    struct net_device *ndev,
 					    const struct softrma_av *av,
 					    struct flowi4 *fl)
 {
@@ -224,6 +226,8 @@ static struct dst_entry *softrma_net_route4(struct net *net,
 	memcpy(&fl->saddr, &av->sgid.raw[12], sizeof(fl->saddr));
 	memcpy(&fl->daddr, &av->dgid.raw[12], sizeof(fl->daddr));
 	fl->flowi4_proto = IPPROTO_UDP;
+	if (ipv4_is_multicast(fl->daddr))
+		fl->flowi4_oif = ndev->ifindex;	/* the device's port */
 	rt = ip_route_output_key(net, fl);
 	return IS_ERR(rt) ? NULL : &rt->dst;
 }
@@ -356,7 +360,7 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 
 	if (ipv4 != softrma_gid_is_ipv4(&av->dgid))
 		return false;
-	dst = ipv4 ? softrma_net_route4(net, av, &fl4) :
+	dst = ipv4 ? softrma_net_route4(net, sdev->netdev, av, &fl4) :
 		     softrma_net_route6(net, sdev->netdev, av, &fl6);
 	if (!dst)
 		return false;
@@ -442,11 +446,17 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	struct softrma_sgl sgl;
 	struct softrma_qp *qp;
 
+	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
+	req.local = &sgl;
+	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw)) {
+		if (pkt->dqpn != SOFTRMA_MCAST_QPN)
+			return SOFTRMA_CNT_RCVD_NO_QP;
+		return softrma_mcast_deliver(sdev, &req) ?
+			SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
+	}
 	qp = softrma_qp_get(sdev, pkt->dqpn);
 	if (!qp)
 		return SOFTRMA_CNT_RCVD_NO_QP;
-	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
-	req.local = &sgl;
 	res = softrma_resp_execute(qp, &req);
 	softrma_qp_put(qp);
 	return res == SOFTRMA_RESP_ACK ? SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
@@ -539,7 +549,11 @@ static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb)
 
 	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
 		return;
-	sdev = softrma_get_dev_by_gid(ns->net, &av.dgid);
+	/* A multicast is for the device of the netdev it came in on. */
+	if (rdma_is_multicast_addr((struct in6_addr *)av.dgid.raw))
+		sdev = softrma_get_dev_by_ifindex(ns->net, skb->skb_iif);
+	else
+		sdev = softrma_get_dev_by_gid(ns->net, &av.dgid);
 	if (!sdev)
 		return;
 	softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);

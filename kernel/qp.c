@@ -395,6 +395,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softrma_dev *sdev = to_sdev(ibqp->device);
 	struct softrma_qp *qp = to_sqp(ibqp);
 
+	softrma_mcast_detach_qp(qp);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	softrma_users_drain(&qp->users);
 

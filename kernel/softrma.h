@@ -29,6 +29,9 @@
 #define SOFTRMA_MAX_RD_ATOMIC	128
 #define SOFTRMA_MAX_SRQ		0x10000
 #define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
+#define SOFTRMA_MCAST_QPN	0xffffff	/* the destination of multicasts */
+#define SOFTRMA_MAX_MCAST_GRP	8192
+#define SOFTRMA_MAX_MCAST_QP_ATTACH	56
 #define SOFTRMA_FW_VER		"0.1.0"
 
 /*
@@ -99,6 +102,9 @@ struct softrma_dev {
 	u32 qp_next;
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
+	struct list_head mcg_list;	/* multicast groups; see mcast.c */
+	struct mutex mcg_lock;
+	u32 num_mcg;
 	struct softrma_netsock *netsock;	/* the UDP socket of its netns */
 	atomic64_t counters[SOFTRMA_CNT_NUM];
 };
@@ -325,6 +331,7 @@ static inline struct net *softrma_qp_net(struct softrma_qp *qp)
 void softrma_list_del(struct softrma_dev *sdev);
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid);
+struct softrma_dev *softrma_get_dev_by_ifindex(struct net *net, int ifindex);
 
 /* stats.c */
 struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -460,6 +467,12 @@ bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 				const struct softrma_req *req,
 				enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u64 length);
+
+/* mcast.c: UD multicast */
+int softrma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);
+int softrma_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);
+void softrma_mcast_detach_qp(struct softrma_qp *qp);
+int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req);
 
 /* wire.c: connected QPs on the wire */
 int softrma_wire_create(struct softrma_qp *qp);

@@ -33,6 +33,7 @@ device/rc_lossy.sh
 device/wire_hostile.sh
 device/rc_hostile.sh
 device/rma_ext.sh
+device/mcast.sh
 device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh

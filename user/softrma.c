@@ -60,6 +60,7 @@ static void softrma_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops softrma_ctx_ops = {
 	.alloc_pd = softrma_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
 	.create_cq_ex = softrma_create_cq_ex,
@@ -72,6 +73,7 @@ static const struct verbs_context_ops softrma_ctx_ops = {
 	.destroy_cq = softrma_destroy_cq,
 	.destroy_qp = softrma_destroy_qp,
 	.destroy_srq = softrma_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = softrma_free_context,
 	.modify_qp = softrma_modify_qp,
 	.modify_srq = softrma_modify_srq,

@@ -89,6 +89,31 @@ static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq
 	return qp;
 }
 
+/* A UD QP on @cq in RTS with Q_Key @qkey, 16 WRs and 2 SGEs each way. */
+static inline struct ibv_qp *test_create_ud_qp(struct ibv_pd *pd,
+					       struct ibv_cq *cq, uint32_t qkey)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	CHECK(qp, "create_qp UD: %s", strerror(errno));
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_QKEY), 0);
+	attr.qp_state = IBV_QPS_RTR;
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	return qp;
+}
+
 /*
  * Moves @qp to RTS, connected from GID @gid_index to QP @dest behind
  * @dgid.  UC takes only the attributes it has.

@@ -41,28 +41,10 @@ static int find_gid(const union ibv_gid *prefix, int len)
 
 static void ud_init(struct ud *u, struct ibv_pd *pd)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 2, .max_recv_sge = 2 },
-	};
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
-	};
-
 	u->pd = pd;
 	u->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	CHECK(u->cq, "create_cq: %s", strerror(errno));
-	init.send_cq = init.recv_cq = u->cq;
-	u->qp = ibv_create_qp(pd, &init);
-	CHECK(u->qp, "create_qp UD: %s", strerror(errno));
-	CHECK_EQ(ibv_modify_qp(u->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			       IBV_QP_PORT | IBV_QP_QKEY), 0);
-	attr.qp_state = IBV_QPS_RTR;
-	CHECK_EQ(ibv_modify_qp(u->qp, &attr, IBV_QP_STATE), 0);
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = 0;
-	CHECK_EQ(ibv_modify_qp(u->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	u->qp = test_create_ud_qp(pd, u->cq, QKEY);
 	u->buf = calloc(1, BUF);
 	CHECK(u->buf, "calloc");
 	u->mr = ibv_reg_mr(pd, u->buf, BUF, IBV_ACCESS_LOCAL_WRITE);
