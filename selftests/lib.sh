@@ -196,6 +196,33 @@ namespace_pair() {
 	done
 }
 
+# softrma_rxe_pair NET: softrma beside rdma_rxe across a veth pair: vs in
+# namespace nss with NET.1 and softrma device "softs", vr in init_net
+# (where rxe holds UDP port 4791) with NET.2 and rxe device "rxer".
+# softrma_rxe_unpair removes it all.
+softrma_rxe_pair() {
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	ip netns add nss || fail "ip netns add"
+	ip link add vs type veth peer name vr || fail "veth"
+	ip link set vs netns nss || fail "veth into nss"
+	ip -n nss addr add "$1.1/24" dev vs && ip -n nss link set vs up &&
+		ip -n nss link set lo up || fail "vs"
+	ip addr add "$1.2/24" dev vr && ip link set vr up || fail "vr"
+	ip netns exec nss rdma link add softs type softrma netdev vs || fail "softs"
+	rdma link add rxer type rxe netdev vr || fail "rdma link add rxer"
+	wait_gid softs "::ffff:$1.1" || fail "no GID on softs"
+	wait_gid rxer "::ffff:$1.2" || fail "no GID on rxer"
+	ip netns exec nss ping -c 1 -W 5 "$1.2" > /dev/null || fail "no route over the veth"
+}
+
+softrma_rxe_unpair() {
+	rdma link delete rxer
+	ip netns del nss
+	wait_gone softs
+	ip link del vr 2>/dev/null
+	modprobe -r rdma_rxe
+}
+
 # port_counter DEV NAME: a port counter of DEV ("rdma statistic").
 port_counter() {
 	rdma statistic show link "$1/1" | tr ' ' '\n' |

@@ -3,9 +3,8 @@
 # RDMA FLUSH and ATOMIC WRITE (verbs/rma_ext): on the local transport, then
 # in RoCEv2 packets (force_wire), with FLUSH's ICRC in the IBA's form and
 # in rdma_rxe's (rxe_flush_icrc=1), then, where the kernel's rdma_rxe has
-# them (6.2 on), against rdma_rxe in both directions: softrma in namespace
-# nsx on one end of a veth pair, rxe on the other end in init_net, which is
-# where rxe holds UDP port 4791.  The packets' ICRCs are checked as well.
+# them (6.2 on), against rdma_rxe in both directions across a veth pair
+# (softrma_rxe_pair in lib.sh).  The packets' ICRCs are checked as well.
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
@@ -31,33 +30,17 @@ if [ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 2 ]; }; then
 	info "SKIP against rdma_rxe: it has FLUSH and ATOMIC WRITE from 6.2 on"
 	exit 0
 fi
-modprobe rdma_rxe || fail "modprobe rdma_rxe"
-ip netns add nsx || fail "ip netns add"
-ip link add vx type veth peer name vr || fail "veth"
-ip link set vx netns nsx || fail "veth into nsx"
-ip -n nsx addr add 10.13.0.1/24 dev vx && ip -n nsx link set vx up &&
-	ip -n nsx link set lo up || fail "vx"
-ip addr add 10.13.0.2/24 dev vr && ip link set vr up || fail "vr"
-ip netns exec nsx rdma link add softx type softrma netdev vx || fail "softx"
-rdma link add rxe9 type rxe netdev vr || fail "rdma link add rxe9"
-wait_gid softx "::ffff:10.13.0.1" || fail "no GID on softx"
-wait_gid rxe9 "::ffff:10.13.0.2" || fail "no GID on rxe9"
-ip netns exec nsx ping -c 1 -W 5 10.13.0.2 > /dev/null || fail "no route over the veth"
+softrma_rxe_pair 10.13.0
 
 # rxe drops FLUSH packets that carry the IBA's ICRC (see admin-guide.md).
 echo 1 > $params/rxe_flush_icrc
 capture_start vr 40
-"$SOFTRMA_BIN/rma_ext" softx 10.13.0.1 rxe9 10.13.0.2
+"$SOFTRMA_BIN/rma_ext" softs 10.13.0.1 rxer 10.13.0.2
 rc=$?
 echo 0 > $params/rxe_flush_icrc
 [ $rc = 0 ] || fail "rma_ext, softrma to rdma_rxe"
 capture_check
-"$SOFTRMA_BIN/rma_ext" rxe9 10.13.0.2 softx 10.13.0.1 ||
+"$SOFTRMA_BIN/rma_ext" rxer 10.13.0.2 softs 10.13.0.1 ||
 	fail "rma_ext, rdma_rxe to softrma"
 
-rdma link delete rxe9
-ip netns del nsx
-wait_gone softx
-ip link del vr 2>/dev/null
-modprobe -r rdma_rxe
-exit 0
+softrma_rxe_unpair
