@@ -34,6 +34,7 @@ device/wire_hostile.sh
 device/rc_hostile.sh
 device/rma_ext.sh
 device/mcast.sh
+device/netdevs.sh
 device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh
