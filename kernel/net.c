@@ -462,10 +462,11 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	return res == SOFTRMA_RESP_ACK ? SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
 }
 
-/* A packet of an RC or UC connection, for the QP of @sdev it names. */
+/* An RC or UC packet from @from, for the QP of @sdev it names. */
 static int softrma_net_rx_connected(struct softrma_dev *sdev,
 				    const struct roce_pkt *pkt,
-				    const u8 *payload)
+				    const u8 *payload,
+				    const struct softrma_av *from)
 {
 	enum ib_qp_type type = (pkt->opcode & 0xe0) == ROCE_RC ? IB_QPT_RC :
 								  IB_QPT_UC;
@@ -478,7 +479,7 @@ static int softrma_net_rx_connected(struct softrma_dev *sdev,
 	if (qp->ibqp.qp_type != type || !READ_ONCE(qp->on_wire))
 		drop = SOFTRMA_CNT_RCVD_NO_QP;
 	else
-		softrma_wire_rx(qp, pkt, payload);
+		softrma_wire_rx(qp, pkt, payload, from);
 	softrma_qp_put(qp);
 	return drop;
 }
@@ -537,7 +538,7 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 	payload = (u8 *)(uh + 1) + roce_hdr_len(pkt.opcode);
 	if ((pkt.opcode & 0xe0) == ROCE_UD)
 		return softrma_net_rx_datagram(sdev, &pkt, av, payload);
-	return softrma_net_rx_connected(sdev, &pkt, payload);
+	return softrma_net_rx_connected(sdev, &pkt, payload, av);
 }
 
 /* One received packet, for the device that owns its destination address. */

@@ -114,12 +114,32 @@ void softrma_wire_flush(struct softrma_qp *qp)
 		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
 }
 
-/* A packet from the peer: responses to the completer, requests to the responder. */
+/*
+ * Whether @from, the addresses of a packet for @qp, are those of its
+ * connection, the other way round; counts the packet if not.  Under sq_lock
+ * or rq_lock, which keep the path still.
+ */
+bool softrma_wire_from_peer(struct softrma_qp *qp,
+			    const struct softrma_av *from)
+{
+	const struct softrma_av *av = &qp->wire->av;
+
+	if (!memcmp(&from->sgid, &av->dgid, sizeof(av->dgid)) &&
+	    !memcmp(&from->dgid, &av->sgid, sizeof(av->sgid)))
+		return true;
+	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+	return false;
+}
+
+/*
+ * A packet with the addresses @from: responses to the completer, requests
+ * to the responder.
+ */
 void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
-		     const u8 *payload)
+		     const u8 *payload, const struct softrma_av *from)
 {
 	if (roce_op_is_response(pkt->opcode & 0x1f))
-		softrma_wire_comp_packet(qp, pkt, payload);
+		softrma_wire_comp_packet(qp, pkt, payload, from);
 	else
-		softrma_wire_resp_packet(qp, pkt, payload);
+		softrma_wire_resp_packet(qp, pkt, payload, from);
 }

@@ -90,7 +90,9 @@ static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 
 /* wire.c */
 void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
-		     const u8 *payload);
+		     const u8 *payload, const struct softrma_av *from);
+bool softrma_wire_from_peer(struct softrma_qp *qp,
+			    const struct softrma_av *from);
 
 /* net.c */
 bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
@@ -105,11 +107,13 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 
 /* wire_comp.c */
 void softrma_wire_comp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload);
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from);
 void softrma_wire_retrans_work(struct work_struct *work);
 
 /* wire_resp.c */
 void softrma_wire_resp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload);
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from);
 
 #endif /* SOFTRMA_WIRE_H */

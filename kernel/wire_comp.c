@@ -234,12 +234,14 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 
 /* A response packet from the peer of the RC QP @qp. */
 void softrma_wire_comp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload)
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from)
 {
 	u8 op = pkt->opcode & 0x1f;
 
 	mutex_lock(&qp->sq_lock);
 	if (softrma_qp_state(qp) != IB_QPS_RTS ||
+	    !softrma_wire_from_peer(qp, from) ||
 	    !softrma_wire_psn_valid(qp->wire, pkt->psn))
 		goto out;
 	if (op == ROCE_ACK)

@@ -514,13 +514,15 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 
 /* A request packet from the peer of @qp. */
 void softrma_wire_resp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload)
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from)
 {
 	enum ib_qp_state state;
 
 	mutex_lock(&qp->rq_lock);
 	state = softrma_qp_state(qp);
-	if (state == IB_QPS_RTR || state == IB_QPS_RTS || state == IB_QPS_SQD) {
+	if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	     state == IB_QPS_SQD) && softrma_wire_from_peer(qp, from)) {
 		if (softrma_qp_is_reliable(qp))
 			softrma_wire_resp_rc(qp, pkt, payload);
 		else

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Hand-made RC packets from user space (selftests/wire/craft_rc.py, through
-# a raw socket) at the RC QPs of verbs/rc_sink: a WRITE beyond the expected
-# PSN is not executed and counted, the good WRITE lands, a storm of 50
+# a raw socket) at the RC QPs of verbs/rc_sink: a WRITE from an address that
+# is not the QP's peer is dropped, a WRITE beyond the expected PSN is not
+# executed and counted, the good WRITE lands, a storm of 50
 # 64 KiB READs is answered, an ATOMIC WRITE and FLUSHes with either form of
 # ICRC (the IBA's, rdma_rxe's) execute, a FLUSH with a wrong ICRC is dropped
 # and counted, duplicates of a WRITE and an ATOMIC WRITE with other data are

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Sends hand-made RC packets to DST (UDP 4791) through a raw IPv4 socket,
-at the QPs of verbs/rc_sink (each expecting PSN 0, one 64 KiB MR with every
-remote right at ADDR with RKEY).  QP 0 gets a WRITE beyond the expected PSN,
-the one good WRITE ("softrma-good-wr!" at ADDR), a storm of READs, an
-ATOMIC WRITE of the same first 8 bytes, a FLUSH with the IBA's ICRC, one
-with rdma_rxe's, one with a wrong ICRC (dropped), the good WRITE again at
-the next PSN (executed only if both good FLUSHes were), then duplicates of
-the ATOMIC WRITE and the good WRITE with other data; it must stay in RTS.
-Each other QP gets one request it must refuse: bad rkey, a range past the
-end of the MR, a DMA length of 2 GiB, a WRITE that starts in the middle, a
-FIRST packet shorter than the MTU, an unaligned atomic, a READ of 2 GiB,
-an unaligned ATOMIC WRITE, an ATOMIC WRITE whose RETH says 16 bytes, one
-that carries 16 bytes, a FLUSH with a bad rkey, a FLUSH of placement type 3.
+"""Sends hand-made RC packets to DST (UDP 4791) through a raw IPv4 socket, at
+the QPs of verbs/rc_sink (each expecting PSN 0, one 64 KiB MR with every
+remote right at ADDR with RKEY). QP 0 gets a WRITE at the expected PSN from
+another source address (dropped: not the QP's peer), a WRITE beyond the
+expected PSN, the one good WRITE ("softrma-good-wr!" at ADDR), a storm of
+READs, an ATOMIC WRITE of the same first 8 bytes, a FLUSH with the IBA's
+ICRC, one with rdma_rxe's, one with a wrong ICRC (dropped), the good WRITE
+again at the next PSN (executed only if both good FLUSHes were), then
+duplicates of the ATOMIC WRITE and the good WRITE with other data; it must
+stay in RTS. Each other QP gets one request it must refuse: bad rkey, a
+range past the end of the MR, a DMA length of 2 GiB, a WRITE that starts in
+the middle, a FIRST packet shorter than the MTU, an unaligned atomic, a READ
+of 2 GiB, an unaligned ATOMIC WRITE, an ATOMIC WRITE whose RETH says 16
+bytes, one that carries 16 bytes, a FLUSH with a bad rkey, a FLUSH of
+placement type 3.
 
 usage: craft_rc.py SRC DST RKEY ADDR QPN0 .. QPN12"""
 import socket
@@ -25,6 +27,7 @@ WRITE_FIRST, WRITE_MIDDLE, WRITE_ONLY = 0x06, 0x07, 0x0a
 READ_REQ, FETCH_ADD, FLUSH, ATOMIC_WRITE = 0x0c, 0x14, 0x1c, 0x1d
 ACKREQ = 0x80000000
 READS, READ_LEN = 50, 64 << 10
+STRANGER = '10.9.0.77'
 
 
 def reth(va, rkey, length):
@@ -45,6 +48,8 @@ def main():
     qpn = [int(q) for q in sys.argv[5:18]]
     good, dup = b'softrma-good-wr!', b'softrma-dupl-wr!'
     q0 = [
+        ('WRITE at the expected PSN from another address',
+         bth(WRITE_ONLY, qpn[0], 0) + reth(addr, rkey, 16) + dup, {'src': STRANGER}),
         ('WRITE beyond the expected PSN',
          bth(WRITE_ONLY, qpn[0], 5) + reth(addr, rkey, 16) + b'softrma-early-w!'),
         ('the good WRITE', bth(WRITE_ONLY, qpn[0], 0) + reth(addr, rkey, 16) + good),
@@ -59,9 +64,11 @@ def main():
         ('FLUSH, the IBA\'s ICRC',
          bth(FLUSH, qpn[0], psn + 1 | ACKREQ) + feth(1) + reth(addr, rkey, 64)),
         ('FLUSH, rdma_rxe\'s ICRC',
-         bth(FLUSH, qpn[0], psn + 2 | ACKREQ) + feth(1, 1) + reth(0, rkey, 0), icrc_rxe_flush),
+         bth(FLUSH, qpn[0], psn + 2 | ACKREQ) + feth(1, 1) + reth(0, rkey, 0),
+         {'icrc_of': icrc_rxe_flush}),
         ('FLUSH, a wrong ICRC',
-         bth(FLUSH, qpn[0], psn + 3 | ACKREQ) + feth(1) + reth(addr, rkey, 64), None),
+         bth(FLUSH, qpn[0], psn + 3 | ACKREQ) + feth(1) + reth(addr, rkey, 64),
+         {'good_icrc': False}),
         ('the good WRITE again, at the PSN after the FLUSHes',
          bth(WRITE_ONLY, qpn[0], psn + 3) + reth(addr, rkey, 16) + good),
         ('a duplicate of the ATOMIC WRITE, other data',
@@ -92,10 +99,10 @@ def main():
          bth(FLUSH, qpn[12], 0 | ACKREQ) + feth(3) + reth(addr, rkey, 64)),
     ]
     sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-    for ident, (what, transport, *form) in enumerate(q0 + refused, 1):
-        icrc_of = form[0] if form and form[0] else None
-        kw = {'icrc_of': icrc_of} if icrc_of else {'good_icrc': not form}
-        sock.sendto(packet(src, dst, transport, ident & 0xffff, **kw), (dst, 0))
+    for ident, (what, transport, *kw) in enumerate(q0 + refused, 1):
+        kw = dict(kw[0]) if kw else {}
+        sender = kw.pop('src', src)
+        sock.sendto(packet(sender, dst, transport, ident & 0xffff, **kw), (dst, 0))
         if 'storm' not in what or what.startswith('READ 0 '):
             print(f'# sent: {what}', file=sys.stderr)
 
