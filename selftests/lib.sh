@@ -139,10 +139,12 @@ wire_up() {
 	fail "the other guest ($WIRE_PEER) does not answer"
 }
 
-# gid_index DEV IPV4: the index of DEV's RoCE v2 GID for IPV4.
+# gid_index DEV ADDR: the index of DEV's RoCE v2 GID for the IPv4 or IPv6
+# address ADDR.
 gid_index() {
+	case $2 in *:*) gid=$2 ;; *) gid=::ffff:$2 ;; esac
 	ibv_devinfo -v -d "$1" |
-		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:$2, RoCE v2.*/\1/p"
+		sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$gid, RoCE v2.*/\1/p"
 }
 
 # retry SECONDS CMD...: CMD until it succeeds (a server may not listen yet).

@@ -4,7 +4,8 @@
 # connected QP speaks to its peer in packets (through lo), so the whole of
 # verbs/rc_ops (every opcode and size, every error status, RNR, SRQ, UC
 # drops, a peer that is not there) and verbs/ext_api run over the wire
-# transport, then unmodified tools: ibv_rc_pingpong, ibv_srq_pingpong,
+# transport, then unmodified tools: ibv_rc_pingpong (over IPv4 and over
+# IPv6, every captured packet of the IPv6 run an IPv6 one), ibv_srq_pingpong,
 # ibv_uc_pingpong, perftest (several QPs, both directions) and rping -V
 # over rdma_cm.  The packets' ICRCs are checked on the way.
 . "$(dirname "$0")/../lib.sh"
@@ -20,6 +21,13 @@ add_softrma0
 capture_start lo 100
 pair "ibv_rc_pingpong -s 65536" "ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536"
 capture_check
+ip -6 addr add fd00:9::1/64 dev d0 nodad || fail "IPv6 address on d0"
+wait_gid softrma0 "fd00:9::1, RoCE v2" || fail "no IPv6 GID"
+capture_start lo 100
+pair "ibv_rc_pingpong -c over IPv6" \
+	"ibv_rc_pingpong -d softrma0 -g $(gid_index softrma0 fd00:9::1) -n 100 -s 65536 -c"
+capture_check
+expect_eq "IPv6 packets of the 100 captured" "$(grep -c '^6 ' /tmp/capture.txt)" 100
 pair "ibv_srq_pingpong" "ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4"
 pair "ibv_uc_pingpong" "ibv_uc_pingpong -d softrma0 -g 1 -n 500"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do

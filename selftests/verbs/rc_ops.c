@@ -539,6 +539,50 @@ static void test_queue_errors(void)
 	printf("# SQ overflow: ENOMEM at WR 64 of 80, the QP goes on\n");
 }
 
+/*
+ * A path MTU the port cannot carry (above the active MTU that the netdev's
+ * MTU gives, or no IB MTU at all) is EINVAL at RTR and leaves the QP in
+ * INIT; the active MTU itself is taken.
+ */
+static void test_path_mtu(void)
+{
+	const int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .sgid_index = gid_index, .hop_limit = 64 } },
+	};
+	int bad[] = { 0, IBV_MTU_4096 + 1 };
+	struct ibv_port_attr port;
+	struct side s;
+
+	CHECK_EQ(ibv_query_port(ctx, 1, &port), 0);
+	CHECK(port.active_mtu < IBV_MTU_4096,
+	      "active MTU %d: the test needs a netdev MTU below 4192", port.active_mtu);
+	side_init(&s, NULL, ALL_ACCESS, NULL);
+	attr.dest_qp_num = s.qp->qp_num;
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
+	for (int mtu = port.active_mtu + 1; mtu <= IBV_MTU_4096; mtu++) {
+		attr.path_mtu = mtu;
+		CHECK_EQ(ibv_modify_qp(s.qp, &attr, mask), EINVAL);
+		CHECK_EQ(test_qp_state(s.qp), IBV_QPS_INIT);
+	}
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		attr.path_mtu = bad[i];
+		CHECK_EQ(ibv_modify_qp(s.qp, &attr, mask), EINVAL);
+		CHECK_EQ(test_qp_state(s.qp), IBV_QPS_INIT);
+	}
+	attr.path_mtu = port.active_mtu;
+	CHECK_EQ(ibv_modify_qp(s.qp, &attr, mask), 0);
+	CHECK_EQ(test_qp_state(s.qp), IBV_QPS_RTR);
+	side_fini(&s, 1);
+	printf("# path MTU above the port's %d bytes, or none: EINVAL at RTR, QP stays in INIT\n",
+	       128 << port.active_mtu);
+}
+
 /* Garbage in the shared send ring must end in an error, never an oops. */
 static void test_hostile(void)
 {
@@ -719,6 +763,7 @@ int main(int argc, char **argv)
 		test_zero_based();
 		test_uc();
 		test_queue_errors();
+		test_path_mtu();
 	}
 	if (!strcmp(which, "all") || !strcmp(which, "hostile"))
 		test_hostile();
