@@ -28,19 +28,12 @@ static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 	softrma_wire_arm_timer(qp, true);
 }
 
-/*
- * Sends everything from the oldest unacknowledged PSN again, once until
- * the next progress unless @again.  A loss halves the window.
- */
-static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
+/* Makes the requester send everything from the oldest unacknowledged PSN. */
+static void softrma_wire_rewind(struct softrma_qp *qp)
 {
 	struct softrma_wire *w = qp->wire;
 	struct softrma_wqe *wqe;
 
-	if (w->rewound && !again)
-		return;
-	if (!w->rewound)
-		w->window = max_t(u32, w->window / 2, SOFTRMA_WIRE_MIN_WINDOW);
 	w->rewound = true;
 	for (u32 i = qp->sq.index; i != w->next_index; i++) {
 		wqe = softrma_wire_wqe(qp, i);
@@ -51,6 +44,21 @@ static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
 			wqe->next_psn = wqe->first_psn;
 	}
 	w->noack_pkts = 0;
+}
+
+/*
+ * A loss: rewinds once until the next progress unless @again, and halves
+ * the window on the first.
+ */
+static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
+{
+	struct softrma_wire *w = qp->wire;
+
+	if (w->rewound && !again)
+		return;
+	if (!w->rewound)
+		w->window = max_t(u32, w->window / 2, SOFTRMA_WIRE_MIN_WINDOW);
+	softrma_wire_rewind(qp);
 }
 
 /* Retires the WQEs that the peer acknowledged up to and including @psn. */
@@ -115,7 +123,7 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 			softrma_wire_complete_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		softrma_wire_go_back(qp, true);
+		softrma_wire_rewind(qp);	/* the peer's lack of receives is no loss */
 		return;
 	}
 	if (value != 0) {
