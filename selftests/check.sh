@@ -127,26 +127,32 @@ EOT
 	fi
 done
 
-# RoCEv2 on a real link between two guests, guest a on the oldest and guest
-# b on the newest kernel (selftests/wire/pair).
+# RoCEv2 on a real link between two guests (selftests/wire/pair): guest a
+# on the first kernel named, guest b on the second.
 #   rxe_capture: rdma_rxe on both; their packets decode with kernel/proto and
 #                carry the ICRC that kernel/proto and zlib compute.
 #   ud_interop:  softrma (a) and rdma_rxe (b) exchange UD both ways.
 #   rc_interop:  softrma (a) and rdma_rxe (b): RC and UC tools and perftest,
-#                the server on each side in turn.
+#                the server on each side in turn; once with rxe on the newest
+#                kernel, once on the oldest.
 #   rc_softrma:  the same with softrma on both guests.
 ka=${KVERS%% *} kb=${KVERS##* }
-for t in rxe_capture ud_interop rc_interop rc_softrma; do
-	name="wire: $t, guests $ka and $kb"
-	if make -s --no-print-directory modules KVER="$ka" > /dev/null 2>&1 &&
-	   make -s --no-print-directory modules KVER="$kb" > /dev/null 2>&1 &&
-	   selftests/wire/pair -o "build/wire-$t" "$ka" "$kb" "selftests/wire/$t.sh" \
-			> "build/wire-$t.log" 2>&1 &&
-	   ! cat "build/wire-$t/a/dmesg" "build/wire-$t/b/dmesg" | grep -nE "$BAD_LOG"; then
-		grep '#' "build/wire-$t.log"
+wire_runs="rxe_capture:$ka:$kb ud_interop:$ka:$kb rc_interop:$ka:$kb rc_softrma:$ka:$kb"
+[ "$ka" = "$kb" ] || wire_runs="$wire_runs rc_interop:$kb:$ka"
+for run in $wire_runs; do
+	t=${run%%:*} a=${run#*:} b=${run##*:}
+	a=${a%:*}
+	name="wire: $t, guest a $a, guest b $b"
+	out=build/wire-$t-$a
+	if make -s --no-print-directory modules KVER="$a" > /dev/null 2>&1 &&
+	   make -s --no-print-directory modules KVER="$b" > /dev/null 2>&1 &&
+	   selftests/wire/pair -o "$out" "$a" "$b" "selftests/wire/$t.sh" \
+			> "$out.log" 2>&1 &&
+	   ! cat "$out/a/dmesg" "$out/b/dmesg" | grep -nE "$BAD_LOG"; then
+		grep '#' "$out.log"
 		result ok "$name"
 	else
-		cat "build/wire-$t.log"
+		cat "$out.log"
 		result fail "$name"
 	fi
 done
