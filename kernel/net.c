@@ -10,7 +10,10 @@
  * Transmit builds the IP and UDP headers here, so that the ICRC covers the
  * headers as they go out, and hands the packet to ip_local_out().  Receive
  * takes packets from the socket in softirq context and processes them from a
- * work item, because the responder sleeps.
+ * work item, because the responder sleeps.  Responses (acknowledgements,
+ * READ responses) wait in a queue of their own that goes first: an ACK
+ * queued behind the window of requests it answers would hold the
+ * requester back until they are all placed.
  *
  * Datagrams (UD, GSI) are sent and delivered here; packets of connected
  * QPs go to the wire transport (wire.c), over IPv4 and IPv6 alike.
@@ -35,7 +38,8 @@ struct softrma_netsock {
 	struct net *net;		/* not held: the socket goes with it */
 	struct socket *sock4;		/* NULL: port taken, or the net is gone */
 	struct socket *sock6;
-	struct sk_buff_head rxq;
+	struct sk_buff_head rxq;	/* requests, datagrams */
+	struct sk_buff_head rxq_resp;	/* responses: these go first */
 	struct work_struct rx_work;
 };
 
@@ -66,11 +70,21 @@ static void softrma_net_rx_work(struct work_struct *work)
 						  rx_work);
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&ns->rxq))) {
+	while ((skb = skb_dequeue(&ns->rxq_resp) ?: skb_dequeue(&ns->rxq))) {
 		softrma_net_rx_one(ns, skb);
 		kfree_skb(skb);
 		cond_resched();
 	}
+}
+
+/* Whether @skb, at its UDP header, carries an RC response opcode. */
+static bool softrma_net_is_response(const struct sk_buff *skb)
+{
+	u8 buf;
+	const u8 *op = skb_header_pointer(skb, skb_transport_offset(skb) +
+					  sizeof(struct udphdr), 1, &buf);
+
+	return op && (*op & 0xe0) == ROCE_RC && roce_op_is_response(*op & 0x1f);
 }
 
 /*
@@ -81,11 +95,13 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
 
-	if (!ns || skb_queue_len_lockless(&ns->rxq) >= SOFTRMA_NET_RXQ_MAX) {
+	if (!ns || skb_queue_len_lockless(&ns->rxq) +
+		   skb_queue_len_lockless(&ns->rxq_resp) >= SOFTRMA_NET_RXQ_MAX) {
 		kfree_skb(skb);
 		return 0;
 	}
-	skb_queue_tail(&ns->rxq, skb);
+	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
+		       skb);
 	queue_work(system_unbound_wq, &ns->rx_work);
 	return 0;
 }
@@ -128,6 +144,7 @@ static void softrma_net_close(struct softrma_netsock *ns)
 	synchronize_rcu();
 	cancel_work_sync(&ns->rx_work);
 	skb_queue_purge(&ns->rxq);
+	skb_queue_purge(&ns->rxq_resp);
 }
 
 struct softrma_netsock *softrma_net_get(struct net *net)
@@ -145,6 +162,7 @@ struct softrma_netsock *softrma_net_get(struct net *net)
 		refcount_set(&ns->ref, 1);
 		ns->net = net;
 		skb_queue_head_init(&ns->rxq);
+		skb_queue_head_init(&ns->rxq_resp);
 		INIT_WORK(&ns->rx_work, softrma_net_rx_work);
 		ns->sock4 = softrma_net_open(ns, AF_INET);
 		ns->sock6 = softrma_net_open(ns, AF_INET6);

@@ -321,7 +321,7 @@ void softrma_req_run(struct softrma_qp *qp)
 	if (qp->on_wire) {
 		state = softrma_qp_state(qp);
 		if (state == IB_QPS_RTS) {
-			softrma_wire_send(qp);
+			softrma_wire_send(qp, U32_MAX);
 			goto out;
 		}
 		if (state == IB_QPS_ERR)

@@ -30,6 +30,7 @@ int softrma_wire_create(struct softrma_qp *qp)
 	w->qp = qp;
 	w->resp.last_op = ROCE_OP_NONE;
 	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);
+	INIT_WORK(&w->send_work, softrma_wire_send_work);
 	qp->wire = w;
 	return 0;
 }
@@ -100,6 +101,7 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	if (!w)
 		return;
 	cancel_delayed_work_sync(&w->retrans_work);
+	cancel_work_sync(&w->send_work);
 	softrma_wire_release(qp);
 	softrma_wire_resp_abandon(qp, false);
 	kvfree(w->sqes);

@@ -18,6 +18,7 @@
 #define SOFTRMA_WIRE_MIN_WINDOW	16	/* ... and at least, after losses */
 #define SOFTRMA_WIRE_READ_PKTS	256	/* response packets per READ request */
 #define SOFTRMA_WIRE_ACK_EVERY	64	/* AckReq at least this often */
+#define SOFTRMA_WIRE_COMP_BUDGET 16	/* packets the completer sends itself */
 
 /* An SQ entry on the wire, from the time it is taken until it completes. */
 struct softrma_wqe {
@@ -64,9 +65,11 @@ struct softrma_wire {
 	u32 comp_psn;			/* the oldest PSN not acknowledged */
 	u32 noack_pkts;			/* sent since the last AckReq */
 	u32 window;			/* packets unacknowledged at once, now */
+	u32 budget;			/* packets this round may still send */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
 	struct delayed_work retrans_work;
+	struct work_struct send_work;	/* the requester, kicked by the completer */
 	struct softrma_wqe wqe[SOFTRMA_WIRE_WQES];
 	/* responder: under rq_lock */
 	struct softrma_wire_resp resp;
@@ -100,7 +103,9 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 		      u64 off);
 
 /* wire_req.c */
-void softrma_wire_send(struct softrma_qp *qp);
+bool softrma_wire_send(struct softrma_qp *qp, u32 budget);
+void softrma_wire_send_work(struct work_struct *work);
+void softrma_wire_kick(struct softrma_qp *qp);
 void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart);
 void softrma_wire_complete_head(struct softrma_qp *qp,
 				enum ib_wc_status status);

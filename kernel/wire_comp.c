@@ -258,8 +258,9 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 		softrma_wire_atomic_ack(qp, pkt);
 	else
 		softrma_wire_read_resp(qp, pkt, payload);
-	if (softrma_qp_state(qp) == IB_QPS_RTS)
-		softrma_wire_send(qp);
+	if (softrma_qp_state(qp) == IB_QPS_RTS &&
+	    softrma_wire_send(qp, SOFTRMA_WIRE_COMP_BUDGET))
+		softrma_wire_kick(qp);
 out:
 	mutex_unlock(&qp->sq_lock);
 }
@@ -289,7 +290,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	w->retry_left--;
 	w->rewound = false;		/* a timeout is a loss of its own */
 	softrma_wire_go_back(qp, true);
-	softrma_wire_send(qp);
+	softrma_wire_send(qp, U32_MAX);
 	softrma_wire_arm_timer(qp, true);
 out:
 	mutex_unlock(&qp->sq_lock);

@@ -210,9 +210,12 @@ static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 	struct softrma_wire *w = qp->wire;
 
 	while (roce_psn_diff(wqe->next_psn, wqe->last_psn) <= 0) {
+		if (!w->budget)
+			return false;
 		if (softrma_qp_is_reliable(qp) &&
 		    roce_psn_diff(wqe->next_psn, w->comp_psn) >= (int)w->window)
 			return false;
+		w->budget--;
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
 				return false;
@@ -284,17 +287,19 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 }
 
 /*
- * Sends what the window allows, taking new SQ entries as it goes.  A WQE
- * that failed before sending completes with its error once it is the
- * oldest.  Under sq_lock, in RTS.
+ * Sends what the window allows, at most @budget packets, taking new SQ
+ * entries as it goes.  A WQE that failed before sending completes with its
+ * error once it is the oldest.  True when the budget ran out.  Under
+ * sq_lock, in RTS.
  */
-void softrma_wire_send(struct softrma_qp *qp)
+bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 {
 	struct softrma_wire *w = qp->wire;
 	struct softrma_wqe *wqe;
 
 	if (qp->rnr_wait)
-		return;
+		return false;
+	w->budget = budget;
 	for (u32 i = qp->sq.index; ; i++) {
 		if (i == w->next_index && !softrma_wire_take(qp))
 			break;
@@ -310,4 +315,28 @@ void softrma_wire_send(struct softrma_qp *qp)
 		if (!softrma_qp_is_reliable(qp))
 			softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 	}
+	return !w->budget;
+}
+
+/*
+ * The completer hands sending to a work item of the QP rather than sending
+ * in the receive worker itself, so that packets are received while the
+ * window's packets go out.  Under sq_lock.
+ */
+void softrma_wire_kick(struct softrma_qp *qp)
+{
+	if (!qp->dying)
+		queue_work(system_unbound_wq, &qp->wire->send_work);
+}
+
+void softrma_wire_send_work(struct work_struct *work)
+{
+	struct softrma_wire *w = container_of(work, struct softrma_wire,
+					      send_work);
+	struct softrma_qp *qp = w->qp;
+
+	mutex_lock(&qp->sq_lock);
+	if (softrma_qp_state(qp) == IB_QPS_RTS && !qp->dying)
+		softrma_wire_send(qp, U32_MAX);
+	mutex_unlock(&qp->sq_lock);
 }
