@@ -65,7 +65,6 @@ struct softrma_wire {
 	u32 comp_psn;			/* the oldest PSN not acknowledged */
 	u32 noack_pkts;			/* sent since the last AckReq */
 	u32 window;			/* packets unacknowledged at once, now */
-	u32 budget;			/* packets this round may still send */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
 	struct delayed_work retrans_work;

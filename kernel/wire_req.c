@@ -203,19 +203,22 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 	return true;
 }
 
-/* Sends what @wqe has not sent; false when the rest has to wait. */
+/*
+ * Sends what @wqe has not sent, at most *@budget packets; false when the
+ * rest has to wait.
+ */
 static bool softrma_wire_send_wqe(struct softrma_qp *qp,
-				  struct softrma_wqe *wqe)
+				  struct softrma_wqe *wqe, u32 *budget)
 {
 	struct softrma_wire *w = qp->wire;
 
 	while (roce_psn_diff(wqe->next_psn, wqe->last_psn) <= 0) {
-		if (!w->budget)
+		if (!*budget)
 			return false;
 		if (softrma_qp_is_reliable(qp) &&
 		    roce_psn_diff(wqe->next_psn, w->comp_psn) >= (int)w->window)
 			return false;
-		w->budget--;
+		(*budget)--;
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
 				return false;
@@ -299,7 +302,6 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 
 	if (qp->rnr_wait)
 		return false;
-	w->budget = budget;
 	for (u32 i = qp->sq.index; ; i++) {
 		if (i == w->next_index && !softrma_wire_take(qp))
 			break;
@@ -309,13 +311,13 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 				softrma_wire_complete_head(qp, wqe->status);
 			break;
 		}
-		if (!softrma_wire_send_wqe(qp, wqe))
+		if (!softrma_wire_send_wqe(qp, wqe, &budget))
 			break;
 		/* UC: sent is done; so was everything before it. */
 		if (!softrma_qp_is_reliable(qp))
 			softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 	}
-	return !w->budget;
+	return !budget;
 }
 
 /*

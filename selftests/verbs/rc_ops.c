@@ -555,7 +555,6 @@ static void test_path_mtu(void)
 		.ah_attr = { .is_global = 1, .port_num = 1,
 			     .grh = { .sgid_index = gid_index, .hop_limit = 64 } },
 	};
-	int bad[] = { 0, IBV_MTU_4096 + 1 };
 	struct ibv_port_attr port;
 	struct side s;
 
@@ -565,13 +564,10 @@ static void test_path_mtu(void)
 	side_init(&s, NULL, ALL_ACCESS, NULL);
 	attr.dest_qp_num = s.qp->qp_num;
 	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &attr.ah_attr.grh.dgid), 0);
-	for (int mtu = port.active_mtu + 1; mtu <= IBV_MTU_4096; mtu++) {
+	for (int mtu = 0; mtu <= IBV_MTU_4096 + 1; mtu++) {
+		if (mtu >= IBV_MTU_256 && mtu <= (int)port.active_mtu)
+			continue;
 		attr.path_mtu = mtu;
-		CHECK_EQ(ibv_modify_qp(s.qp, &attr, mask), EINVAL);
-		CHECK_EQ(test_qp_state(s.qp), IBV_QPS_INIT);
-	}
-	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		attr.path_mtu = bad[i];
 		CHECK_EQ(ibv_modify_qp(s.qp, &attr, mask), EINVAL);
 		CHECK_EQ(test_qp_state(s.qp), IBV_QPS_INIT);
 	}
