@@ -116,11 +116,12 @@ static inline struct ibv_qp *test_create_ud_qp(struct ibv_pd *pd,
 
 /*
  * Moves @qp to RTS, connected from GID @gid_index to QP @dest behind
- * @dgid.  UC takes only the attributes it has.
+ * @dgid, with the ACK timeout @timeout (0: wait forever).  UC takes only
+ * the attributes it has.
  */
-static inline void test_connect_to(struct ibv_qp *qp, int gid_index,
-				   const union ibv_gid *dgid, uint32_t dest,
-				   int rnr_retry)
+static inline void test_connect_timeout(struct ibv_qp *qp, int gid_index,
+					const union ibv_gid *dgid, uint32_t dest,
+					int rnr_retry, int timeout)
 {
 	int uc = qp->qp_type == IBV_QPT_UC;
 	struct ibv_qp_attr attr = {
@@ -137,13 +138,21 @@ static inline void test_connect_to(struct ibv_qp *qp, int gid_index,
 			       (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
 					 IBV_QP_MIN_RNR_TIMER)), 0);
 	attr = (struct ibv_qp_attr) {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.qp_state = IBV_QPS_RTS, .timeout = timeout, .retry_cnt = 7,
 		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 16,
 	};
 	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			       (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					 IBV_QP_RNR_RETRY |
 					 IBV_QP_MAX_QP_RD_ATOMIC)), 0);
+}
+
+/* As test_connect_timeout(), with the timeout 14 (67 ms). */
+static inline void test_connect_to(struct ibv_qp *qp, int gid_index,
+				   const union ibv_gid *dgid, uint32_t dest,
+				   int rnr_retry)
+{
+	test_connect_timeout(qp, gid_index, dgid, dest, rnr_retry, 14);
 }
 
 /* Moves @qp to RTS, connected to QP @dest of the same port. */
