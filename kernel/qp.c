@@ -56,6 +56,24 @@ void softrma_qp_set_error(struct softrma_qp *qp)
 		queue_work(system_unbound_wq, &qp->work);
 }
 
+/*
+ * Whether @from, the GIDs a request for the connected QP @qp came with, are
+ * those of its connection the other way round; counts the request if not.
+ * RoCE carries no source QPN: on the wire the addresses and the PSN are
+ * all that tell the peer from a stranger.  Under sq_lock or rq_lock, which
+ * keep the path still.
+ */
+bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from)
+{
+	const struct softrma_av *path = &qp->path;
+
+	if (from && !memcmp(&from->sgid, &path->dgid, sizeof(path->dgid)) &&
+	    !memcmp(&from->dgid, &path->sgid, sizeof(path->sgid)))
+		return true;
+	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+	return false;
+}
+
 /* Takes a reference on the usable QP numbered @qpn of @sdev. */
 struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn)
 {
@@ -252,6 +270,8 @@ static int softrma_check_path(struct softrma_qp *qp, struct ib_qp_attr *attr,
 static int softrma_check_attr(struct softrma_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
+	int err;
+
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~SOFTRMA_QP_ACCESS))
 		return -EINVAL;
@@ -270,7 +290,10 @@ static int softrma_check_attr(struct softrma_qp *qp, struct ib_qp_attr *attr,
 	    (attr->cap.max_send_wr > qp->cap.max_send_wr ||
 	     attr->cap.max_recv_wr > qp->cap.max_recv_wr))
 		return -EINVAL;
-	return softrma_check_path(qp, attr, mask);
+	err = softrma_check_path(qp, attr, mask);
+	if (err)
+		return err;
+	return softrma_wire_check_path(qp, attr, mask);
 }
 
 /* Both queues restart empty, as the provider's do after RESET. */
@@ -291,8 +314,10 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
 {
 	struct ib_qp_attr *a = &qp->attr;
 
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		a->ah_attr = attr->ah_attr;
+		softrma_av_init(&qp->path, &attr->ah_attr);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_DEST_QPN)

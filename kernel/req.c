@@ -37,7 +37,8 @@ static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
 static void softrma_req_set_connected_dest(struct softrma_qp *qp,
 					   struct softrma_req *req)
 {
-	req->dgid = &rdma_ah_read_grh(&qp->attr.ah_attr)->dgid;
+	req->path = &qp->path;
+	req->dgid = &qp->path.dgid;
 	req->dest_qpn = qp->attr.dest_qp_num;
 }
 
@@ -320,7 +321,7 @@ void softrma_req_run(struct softrma_qp *qp)
 	mutex_lock(&qp->sq_lock);
 	if (qp->on_wire) {
 		state = softrma_qp_state(qp);
-		if (state == IB_QPS_RTS) {
+		if (softrma_state_sends(state)) {
 			softrma_wire_send(qp, U32_MAX);
 			goto out;
 		}
@@ -354,7 +355,7 @@ void softrma_req_run(struct softrma_qp *qp)
 		    status != IB_WC_SUCCESS)
 			softrma_qp_set_error(qp);
 	}
-	/* Nothing in flight on the wire: the window starts at the head. */
+	/* Outside RTS and SQD nothing is in flight on the wire. */
 	if (qp->wire)
 		qp->wire->next_index = qp->sq.index;
 out:

@@ -454,6 +454,13 @@ static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
 }
 
+/* The requester's connection, if the requester is @qp's peer QP. */
+static const struct softrma_av *softrma_resp_peer_path(struct softrma_qp *qp,
+						       const struct softrma_req *req)
+{
+	return req->src_qpn == qp->attr.dest_qp_num ? req->path : NULL;
+}
+
 static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_req *req)
 {
@@ -464,6 +471,9 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 		return SOFTRMA_RESP_DROPPED;
 	if (type == IB_QPT_UD)
 		return softrma_resp_datagram(qp, req);
+	/* A connected QP answers its peer only: a stranger gets nothing. */
+	if (!softrma_qp_from_peer(qp, softrma_resp_peer_path(qp, req)))
+		return SOFTRMA_RESP_DROPPED;
 
 	if (!softrma_resp_allowed(qp, req->opcode))
 		return SOFTRMA_RESP_NAK_INV_REQ;

@@ -210,6 +210,7 @@ struct softrma_qp {
 	struct softrma_sgl req_sgl;	/* the SQ head's memory; sq_lock */
 	struct softrma_sgl resp_sgl;	/* the responder's memory; rq_lock */
 	struct softrma_av req_av;	/* UD: the SQ head's destination */
+	struct softrma_av path;		/* RC, UC: the connection's GIDs */
 	u8 rnr_left;			/* RNR retries left for the SQ head */
 	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
 	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
@@ -230,6 +231,7 @@ struct softrma_req {
 	u32 dest_qpn;
 	const union ib_gid *dgid;	/* of the destination port */
 	const struct softrma_av *av;	/* UD only: the GRH's contents */
+	const struct softrma_av *path;	/* RC, UC: the requester's connection */
 	u32 qkey;			/* UD only */
 	u64 remote_addr;
 	u32 rkey;
@@ -287,6 +289,16 @@ static inline bool softrma_wr_waits_response(u32 wr_opcode)
 	return wr_opcode == IB_WR_RDMA_READ || softrma_wr_is_atomic(wr_opcode) ||
 	       wr_opcode == SOFTRMA_WR_FLUSH ||
 	       wr_opcode == SOFTRMA_WR_ATOMIC_WRITE;
+}
+
+/*
+ * Whether the requester of a QP in @state sends: in RTS, and in SQD, where
+ * what is in flight drains (responses, retransmissions) and nothing new is
+ * taken.
+ */
+static inline bool softrma_state_sends(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTS || state == IB_QPS_SQD;
 }
 
 static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
@@ -416,6 +428,7 @@ int softrma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
 void softrma_qp_set_error(struct softrma_qp *qp);
+bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from);
 void softrma_qp_put(struct softrma_qp *qp);
 struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn);
 
@@ -476,6 +489,8 @@ int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req);
 
 /* wire.c: connected QPs on the wire */
 int softrma_wire_create(struct softrma_qp *qp);
+int softrma_wire_check_path(struct softrma_qp *qp,
+			    const struct ib_qp_attr *attr, int mask);
 void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state next);
 void softrma_wire_destroy(struct softrma_qp *qp);

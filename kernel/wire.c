@@ -48,6 +48,24 @@ static bool softrma_wire_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
 	return false;
 }
 
+/*
+ * A path that takes a QP off the wire (SQD -> SQD) while anything is in
+ * flight there would strand it: -EBUSY.  Under sq_lock and rq_lock.
+ */
+int softrma_wire_check_path(struct softrma_qp *qp,
+			    const struct ib_qp_attr *attr, int mask)
+{
+	const struct softrma_wire *w = qp->wire;
+
+	if (!(mask & IB_QP_AV) || !qp->on_wire ||
+	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
+		return 0;
+	if (qp->sq.index != w->next_index || w->resp.last_op != ROCE_OP_NONE ||
+	    w->resp.rqe_held)
+		return -EBUSY;
+	return 0;
+}
+
 /* Lets go of the memory of every WQE in flight; nothing completes. */
 static void softrma_wire_release(struct softrma_qp *qp)
 {
@@ -66,10 +84,8 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 
 	if (!w)
 		return;
-	if (mask & IB_QP_AV) {
-		softrma_av_init(&w->av, &attr->ah_attr);
-		WRITE_ONCE(qp->on_wire, softrma_wire_wanted(qp, &w->av.dgid));
-	}
+	if (mask & IB_QP_AV)
+		WRITE_ONCE(qp->on_wire, softrma_wire_wanted(qp, &qp->path.dgid));
 	if (mask & IB_QP_PATH_MTU)
 		w->mtu = ib_mtu_enum_to_int(attr->path_mtu);
 	if (mask & IB_QP_RQ_PSN) {
@@ -114,23 +130,6 @@ void softrma_wire_flush(struct softrma_qp *qp)
 {
 	while (qp->sq.index != qp->wire->next_index)
 		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
-}
-
-/*
- * Whether @from, the addresses of a packet for @qp, are those of its
- * connection, the other way round; counts the packet if not.  Under sq_lock
- * or rq_lock, which keep the path still.
- */
-bool softrma_wire_from_peer(struct softrma_qp *qp,
-			    const struct softrma_av *from)
-{
-	const struct softrma_av *av = &qp->wire->av;
-
-	if (!memcmp(&from->sgid, &av->dgid, sizeof(av->dgid)) &&
-	    !memcmp(&from->dgid, &av->sgid, sizeof(av->sgid)))
-		return true;
-	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
-	return false;
 }
 
 /*

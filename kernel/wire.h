@@ -55,7 +55,6 @@ struct softrma_wire_resp {
 
 struct softrma_wire {
 	struct softrma_qp *qp;
-	struct softrma_av av;		/* the path to the peer */
 	u32 mtu;			/* path MTU in bytes */
 	/* requester and completer: under sq_lock */
 	void *sqes;			/* the kernel copies of wqe[].sqe */
@@ -93,8 +92,6 @@ static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 /* wire.c */
 void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
 		     const u8 *payload, const struct softrma_av *from);
-bool softrma_wire_from_peer(struct softrma_qp *qp,
-			    const struct softrma_av *from);
 
 /* net.c */
 bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,

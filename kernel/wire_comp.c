@@ -123,7 +123,12 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 			softrma_wire_complete_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		softrma_wire_rewind(qp);	/* the peer's lack of receives is no loss */
+		/*
+		 * The peer lacks receives: no loss, and no ACK timeout while
+		 * it is waited out.  The packets sent again start the timer.
+		 */
+		cancel_delayed_work(&w->retrans_work);
+		softrma_wire_rewind(qp);
 		return;
 	}
 	if (value != 0) {
@@ -175,6 +180,7 @@ static struct softrma_wqe *softrma_wire_responded(struct softrma_qp *qp,
 	wqe = softrma_wire_head(qp);
 	if (!wqe || wqe->status != IB_WC_SUCCESS ||
 	    !softrma_wqe_waits_response(wqe) ||
+	    roce_psn_diff(pkt->psn, wqe->first_psn) < 0 ||
 	    roce_psn_diff(pkt->psn, wqe->last_psn) > 0)
 		return NULL;
 	if (pkt->psn != w->comp_psn) {
@@ -248,8 +254,8 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 	u8 op = pkt->opcode & 0x1f;
 
 	mutex_lock(&qp->sq_lock);
-	if (softrma_qp_state(qp) != IB_QPS_RTS ||
-	    !softrma_wire_from_peer(qp, from) ||
+	if (!softrma_state_sends(softrma_qp_state(qp)) ||
+	    !softrma_qp_from_peer(qp, from) ||
 	    !softrma_wire_psn_valid(qp->wire, pkt->psn))
 		goto out;
 	if (op == ROCE_ACK)
@@ -258,7 +264,7 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 		softrma_wire_atomic_ack(qp, pkt);
 	else
 		softrma_wire_read_resp(qp, pkt, payload);
-	if (softrma_qp_state(qp) == IB_QPS_RTS &&
+	if (softrma_state_sends(softrma_qp_state(qp)) &&
 	    softrma_wire_send(qp, SOFTRMA_WIRE_COMP_BUDGET))
 		softrma_wire_kick(qp);
 out:
@@ -274,14 +280,10 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	struct softrma_qp *qp = w->qp;
 
 	mutex_lock(&qp->sq_lock);
-	if (softrma_qp_state(qp) != IB_QPS_RTS || qp->dying ||
+	if (!softrma_state_sends(softrma_qp_state(qp)) || qp->dying || qp->rnr_wait ||
 	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0 ||
 	    !softrma_wire_head(qp))
 		goto out;
-	if (qp->rnr_wait) {
-		softrma_wire_arm_timer(qp, true);
-		goto out;
-	}
 	softrma_wire_count(qp, SOFTRMA_CNT_ACK_TIMEOUT);
 	if (!w->retry_left) {
 		softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);

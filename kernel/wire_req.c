@@ -67,7 +67,7 @@ static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,
 		softrma_count(to_sdev(qp->ibqp.device),
 			      SOFTRMA_CNT_RETRANS_PKTS);
 	softrma_wire_arm_timer(qp, false);
-	return softrma_net_xmit(qp, &w->av, pkt, payload, off);
+	return softrma_net_xmit(qp, &qp->path, pkt, payload, off);
 }
 
 static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
@@ -251,8 +251,8 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 
 /*
  * Takes the next posted SQ entry into the window and numbers its packets.
- * False when there is none, no room, or it has to wait for those before it
- * (a fence, or max_rd_atomic).
+ * False when there is none, no room, the QP drains (SQD), or it has to wait
+ * for those before it (a fence, or max_rd_atomic).
  */
 static bool softrma_wire_take(struct softrma_qp *qp)
 {
@@ -266,7 +266,8 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 		softrma_qp_set_error(qp);
 		return false;
 	}
-	if (pending == taken || taken == SOFTRMA_WIRE_WQES)
+	if (pending == taken || taken == SOFTRMA_WIRE_WQES ||
+	    softrma_qp_state(qp) != IB_QPS_RTS)
 		return false;
 	wqe = softrma_wire_wqe(qp, w->next_index);
 	sqe = wqe->sqe;
@@ -293,7 +294,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
  * Sends what the window allows, at most @budget packets, taking new SQ
  * entries as it goes.  A WQE that failed before sending completes with its
  * error once it is the oldest.  True when the budget ran out.  Under
- * sq_lock, in RTS.
+ * sq_lock, in RTS or SQD.
  */
 bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 {
@@ -338,7 +339,7 @@ void softrma_wire_send_work(struct work_struct *work)
 	struct softrma_qp *qp = w->qp;
 
 	mutex_lock(&qp->sq_lock);
-	if (softrma_qp_state(qp) == IB_QPS_RTS && !qp->dying)
+	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying)
 		softrma_wire_send(qp, U32_MAX);
 	mutex_unlock(&qp->sq_lock);
 }

@@ -34,7 +34,7 @@ static void softrma_wire_resp_answer(struct softrma_qp *qp, u8 op, u8 syndrome,
 		.atomic_orig = atomic_orig,
 	};
 
-	softrma_net_xmit(qp, &qp->wire->av, &pkt, NULL, 0);
+	softrma_net_xmit(qp, &qp->path, &pkt, NULL, 0);
 }
 
 /* An ACK, RNR NAK or NAK (@syndrome) for @psn. */
@@ -253,7 +253,7 @@ static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 			.payload_len = min_t(u64, w->mtu, pkt->dma_len - off),
 		};
 
-		softrma_net_xmit(qp, &w->av, &resp, &src, off);
+		softrma_net_xmit(qp, &qp->path, &resp, &src, off);
 		cond_resched();
 	}
 	if (mr)
@@ -480,6 +480,9 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 			softrma_wire_resp_ack(qp, ROCE_AETH_ACK, pkt->psn);
 		break;
 	case SOFTRMA_RESP_RNR_NAK:
+		/* It comes again: a message it began is not begun. */
+		if (r->last_op == ROCE_OP_NONE)
+			softrma_wire_resp_end_msg(r);
 		softrma_wire_resp_count(qp, SOFTRMA_CNT_SENT_RNR_NAK);
 		softrma_wire_resp_ack(qp, ROCE_AETH_RNR_NAK |
 				      qp->attr.min_rnr_timer, pkt->psn);
@@ -522,7 +525,7 @@ void softrma_wire_resp_packet(struct softrma_qp *qp,
 	mutex_lock(&qp->rq_lock);
 	state = softrma_qp_state(qp);
 	if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	     state == IB_QPS_SQD) && softrma_wire_from_peer(qp, from)) {
+	     state == IB_QPS_SQD) && softrma_qp_from_peer(qp, from)) {
 		if (softrma_qp_is_reliable(qp))
 			softrma_wire_resp_rc(qp, pkt, payload);
 		else

@@ -32,6 +32,8 @@ device/rc_wire.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
 device/rc_hostile.sh
+device/local_isolation.sh
+device/sqd_wire.sh
 device/rma_ext.sh
 device/mcast.sh
 device/netdevs.sh

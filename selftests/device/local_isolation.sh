@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# On the local transport a connected QP takes requests only from its peer:
+# a process under another uid (nobody) aims RC and UC QPs at a victim's
+# locally connected QPs by QPN and sends SENDs, WRITEs (with the right and
+# a wrong rkey) and a READ.  The victim receives nothing, its memory stays
+# as it was, its QPs stay in RTS and its real peers still get through; the
+# stranger's requests are counted as rcvd_no_qp (verbs/isolation).
+. "$(dirname "$0")/../lib.sh"
+
+add_softrma0
+chmod 0666 /dev/infiniband/uverbs* || fail "no uverbs device node"
+before=$(port_counter softrma0 rcvd_no_qp)
+
+rm -f /tmp/victim.in
+mkfifo /tmp/victim.in
+"$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 victim < /tmp/victim.in > /tmp/victim.log 2>&1 &
+victim=$!
+exec 3> /tmp/victim.in
+wait_line /tmp/victim.log ready
+set -- $(sed -n 's/^\(rc\|uc\|rkey\|addr\) //p' /tmp/victim.log)
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 stranger "$@" > /tmp/stranger.log 2>&1 ||
+	fail "stranger: $(cat /tmp/stranger.log)"
+sed 's/^#* */# /' /tmp/stranger.log
+echo go >&3
+exec 3>&-
+wait "$victim" || fail "victim: $(cat /tmp/victim.log)"
+grep '^#' /tmp/victim.log
+dropped=$(($(port_counter softrma0 rcvd_no_qp) - before))
+expect_eq "the stranger's requests counted in rcvd_no_qp" "$dropped" 11

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# SQD on the wire (verbs/sqd, force_wire): WQEs in flight when the QP goes
+# to SQD are kept, a doorbell in SQD sends nothing new, a path change off
+# the wire is EBUSY while WQEs are in flight, and at RTS everything goes on.
+# Against wire/craft_resp.py, READ responses among stale ones complete the
+# READ with exactly their data; against a real peer, SENDs, READs and
+# atomics in flight across SQD arrive exactly once and in order.
+. "$(dirname "$0")/../lib.sh"
+
+load_softrma
+echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
+add_softrma0
+
+rm -f /tmp/sqd.in
+mkfifo /tmp/sqd.in
+"$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 crafted < /tmp/sqd.in > /tmp/sqd.log 2>&1 &
+sqd=$!
+exec 3> /tmp/sqd.in
+wait_line /tmp/sqd.log ready
+python3 "$SOFTRMA_TOP/selftests/wire/craft_resp.py" 10.9.0.1 10.9.0.1 \
+	"$(sed -n 's/^qpn //p' /tmp/sqd.log)" 2>/tmp/craft.log ||
+	fail "craft_resp.py: $(cat /tmp/craft.log)"
+echo go >&3
+exec 3>&-
+wait "$sqd" || fail "sqd crafted: $(cat /tmp/sqd.log)"
+sed 's/^#* */# /' /tmp/craft.log
+grep '^#' /tmp/sqd.log
+
+"$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 peer 20 || fail "sqd with a real peer"
+echo 0 > /sys/module/softrma/parameters/force_wire

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * SQD on the wire (force_wire): a drained send queue keeps what is in
+ * flight, takes nothing new, and goes on at RTS.
+ *
+ *   crafted  a QP whose peer is wire/craft_resp.py: a READ of 4 KiB (PSNs
+ *            0..3) is in flight when the QP goes to SQD; a SEND posted in
+ *            SQD rings the doorbell and must not go; an SQD->SQD path
+ *            change that would leave the wire is EBUSY while the READ is
+ *            in flight; then RTS, "qpn N" and "ready" are printed, and the
+ *            script sends the READ's responses among stale ones and
+ *            acknowledges PSN 4.  The READ must complete with exactly the
+ *            responses' data, and the SEND after it.
+ *   peer     two QPs, ROUNDS times: SENDs of three packets RNR NAKed by a
+ *            peer without receives, a READ of 8 KiB and a fetch-and-add in
+ *            flight, then SQD, more SENDs posted in SQD, SQD->RTS and the
+ *            receives.  Every message arrives exactly once and in order,
+ *            the READ and the atomic return what the peer held, and every
+ *            WQE completes.
+ *
+ * usage: sqd DEV IPV4 crafted | peer ROUNDS
+ */
+#include "pair.h"
+
+#define FORCE_WIRE "/sys/module/softrma/parameters/force_wire"
+
+static void set_force_wire(int on)
+{
+	FILE *f = fopen(FORCE_WIRE, "w");
+
+	CHECK(f, FORCE_WIRE);
+	fprintf(f, "%d\n", on);
+	CHECK_EQ(fclose(f), 0);
+}
+
+static void modify_state(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	CHECK_EQ(test_qp_state(qp), state);
+}
+
+static unsigned char resp_byte(size_t i)
+{
+	return (unsigned char)(i * 13 + 5);
+}
+
+static void test_crafted(void)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_qp_attr attr;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+	struct side s;
+	char line[16];
+
+	side_init(&s, NULL, ALL_ACCESS, NULL);
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
+	test_connect_timeout(s.qp, gid_index, &gid, 0xfffff0, 7, 0);	/* no resends */
+
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	sge = (struct ibv_sge) { (uintptr_t)s.buf, 4096, s.mr->lkey };
+	wr.wr.rdma.remote_addr = 0x10000;
+	wr.wr.rdma.rkey = 0x1234;
+	CHECK_EQ(ibv_post_send(s.qp, &wr, &bad), 0);
+	usleep(100000);
+	modify_state(s.qp, IBV_QPS_SQD);
+
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_SEND;
+	sge = (struct ibv_sge) { (uintptr_t)s.buf + 8192, 64, s.mr->lkey };
+	CHECK_EQ(ibv_post_send(s.qp, &wr, &bad), 0);
+	usleep(100000);
+	CHECK_EQ(ibv_poll_cq(s.cq, 1, &wc), 0);
+
+	/* The same GID, now owned locally: the path would leave the wire. */
+	set_force_wire(0);
+	attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_SQD,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = gid, .sgid_index = gid_index,
+				      .hop_limit = 64 } } };
+	CHECK_EQ(ibv_modify_qp(s.qp, &attr, IBV_QP_STATE | IBV_QP_AV), EBUSY);
+	set_force_wire(1);
+	CHECK_EQ(test_qp_state(s.qp), IBV_QPS_SQD);
+	printf("# READ in flight: SQD, a SEND posted in SQD stays, a path off the wire is EBUSY\n");
+
+	modify_state(s.qp, IBV_QPS_RTS);
+	printf("qpn %u\nready\n", s.qp->qp_num);
+	fflush(stdout);
+	CHECK(fgets(line, sizeof(line), stdin), "no go line");
+
+	wc = test_poll_one(s.cq, 10);
+	CHECK_EQ(wc.wr_id, 1);
+	if (wc.status != IBV_WC_SUCCESS)
+		FAIL("READ: %s", ibv_wc_status_str(wc.status));
+	for (size_t i = 0; i < 4096; i++)
+		CHECK(resp_byte(i) == (unsigned char)s.buf[i], "READ data at %zu", i);
+	wc = test_poll_one(s.cq, 10);
+	CHECK_EQ(wc.wr_id, 2);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(ibv_poll_cq(s.cq, 1, &wc), 0);
+	printf("# at RTS: the READ completed with its responses' data, stale ones ignored, then the SEND\n");
+	side_fini(&s, 1);
+}
+
+#define SENDS	3
+#define LATE	2
+#define MSG	3000	/* three packets of the 1024-byte MTU */
+
+static void peer_round(struct pair *p, unsigned int round)
+{
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	uint64_t *counter = (uint64_t *)(p->b.buf + 65536);
+	char *rbuf = p->b.buf + 131072;
+	int seen[SENDS + LATE + 2] = { 0 };
+	struct ibv_wc wc;
+	uint64_t wr_id;
+
+	*counter = round;
+	fill(p->b.buf, 8192, round);
+	for (int i = 0; i < SENDS + LATE; i++)
+		fill(p->a.buf + 16384 + i * 4096, MSG, round * 8 + i);
+	memset(rbuf, 0, (SENDS + LATE) * 4096);
+
+	wr.opcode = IBV_WR_SEND;
+	for (int i = 0; i < SENDS; i++) {
+		wr.wr_id = i;
+		sge = (struct ibv_sge) { (uintptr_t)p->a.buf + 16384 + i * 4096, MSG,
+					 p->a.mr->lkey };
+		CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	}
+	wr.wr_id = SENDS + LATE;
+	wr.opcode = IBV_WR_RDMA_READ;
+	sge = (struct ibv_sge) { (uintptr_t)p->a.buf + 65536, 8192, p->a.mr->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)p->b.buf;
+	wr.wr.rdma.rkey = p->b.mr->rkey;
+	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	wr.wr_id = SENDS + LATE + 1;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	sge = (struct ibv_sge) { (uintptr_t)p->a.buf + 8, 8, p->a.mr->lkey };
+	wr.wr.atomic.remote_addr = (uintptr_t)counter;
+	wr.wr.atomic.rkey = p->b.mr->rkey;
+	wr.wr.atomic.compare_add = 1000;
+	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+
+	modify_state(p->a.qp, IBV_QPS_SQD);
+	wr.opcode = IBV_WR_SEND;
+	for (int i = SENDS; i < SENDS + LATE; i++) {
+		wr.wr_id = i;
+		sge = (struct ibv_sge) { (uintptr_t)p->a.buf + 16384 + i * 4096, MSG,
+					 p->a.mr->lkey };
+		CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	}
+	usleep(20000);
+	modify_state(p->a.qp, IBV_QPS_RTS);
+	for (int i = 0; i < SENDS + LATE; i++) {
+		rwr.wr_id = 100 + i;
+		rsge = (struct ibv_sge) { (uintptr_t)rbuf + i * 4096, 4096, p->b.mr->lkey };
+		CHECK_EQ(ibv_post_recv(p->b.qp, &rwr, &rbad), 0);
+	}
+
+	for (int i = 0; i < SENDS + LATE + 2; i++) {
+		wc = test_poll_one(p->a.cq, 20);
+		if (wc.status != IBV_WC_SUCCESS)
+			FAIL("round %u, WR %llu: %s", round,
+			     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+		wr_id = wc.wr_id;
+		CHECK(wr_id < SENDS + LATE + 2 && !seen[wr_id]++, "WR %llu again",
+		      (unsigned long long)wr_id);
+	}
+	for (int i = 0; i < SENDS + LATE; i++) {
+		wc = test_poll_one(p->b.cq, 10);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc.wr_id, 100 + i);
+		CHECK_EQ(wc.byte_len, MSG);
+		CHECK(!memcmp(rbuf + i * 4096, p->a.buf + 16384 + i * 4096, MSG),
+		      "round %u: message %d", round, i);
+	}
+	usleep(50000);
+	CHECK_EQ(ibv_poll_cq(p->b.cq, 1, &wc), 0);
+	CHECK(!memcmp(p->a.buf + 65536, p->b.buf, 8192), "round %u: READ data", round);
+	CHECK_EQ(*(uint64_t *)(p->a.buf + 8), round);
+	CHECK_EQ(*counter, round + 1000);
+}
+
+static void test_peer(unsigned int rounds)
+{
+	struct pair p;
+
+	pair_init(&p, ALL_ACCESS, 7);
+	for (unsigned int r = 0; r < rounds; r++)
+		peer_round(&p, r);
+	pair_fini(&p);
+	printf("# %u rounds of SQD with SENDs, a READ and an atomic in flight: every message once, in order\n",
+	       rounds);
+}
+
+int main(int argc, char **argv)
+{
+	CHECK(argc >= 4, "usage: sqd DEV IPV4 crafted | peer ROUNDS");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ctx = test_open_device(argv[1]);
+	gid_index = test_find_ipv4_gid(ctx, argv[2]);
+	if (!strcmp(argv[3], "crafted"))
+		test_crafted();
+	else if (!strcmp(argv[3], "peer") && argc == 5)
+		test_peer(atoi(argv[4]));
+	else
+		FAIL("unknown case %s", argv[3]);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	return KSFT_PASS;
+}
