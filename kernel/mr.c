@@ -132,6 +132,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->length = length;
 	mr->access = access;
 	softrma_users_init(&mr->users);
+	refcount_set(&mr->ref, 1);
 
 	err = softrma_mr_assign_key(sdev, mr);
 	if (err)
@@ -158,6 +159,7 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->length = U64_MAX;
 	mr->access = access;
 	softrma_users_init(&mr->users);
+	refcount_set(&mr->ref, 1);
 	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
 	if (err) {
 		kfree(mr);
@@ -200,14 +202,26 @@ void softrma_mr_put(struct softrma_mr *mr)
 	softrma_users_put(&mr->users);
 }
 
-/* Unpublishes the key, waits for operations in flight, then unpins. */
+/* Drops a reference to the object; the last one unpins and frees it. */
+static void softrma_mr_unref(struct softrma_mr *mr)
+{
+	might_sleep();
+	if (refcount_dec_and_test(&mr->ref))
+		softrma_mr_free(mr);
+}
+
+/*
+ * Unpublishes the key and waits for the accesses in progress, which copy
+ * at most one message on this CPU; after that nothing touches the memory.
+ * Lists that still name the MR keep the object until they let go.
+ */
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct softrma_mr *mr = to_smr(ibmr);
 
 	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
 	softrma_users_drain(&mr->users);
-	softrma_mr_free(mr);
+	softrma_mr_unref(mr);
 	return 0;
 }
 
@@ -262,10 +276,20 @@ struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
 
 void softrma_sgl_release(struct softrma_sgl *sgl)
 {
-	for (u32 i = 0; i < sgl->num; i++)
+	for (u32 i = 0; i < sgl->num; i++) {
 		if (sgl->seg[i].mr)
-			softrma_mr_put(sgl->seg[i].mr);
+			softrma_mr_unref(sgl->seg[i].mr);
+		sgl->seg[i].mr = NULL;
+	}
 	sgl->num = 0;
+}
+
+/* Makes @mr, checked and in use by the caller, a segment of a list. */
+static struct softrma_seg softrma_seg_mr(struct softrma_mr *mr, u64 iova,
+					 u32 len)
+{
+	refcount_inc(&mr->ref);
+	return (struct softrma_seg) { .mr = mr, .addr = iova, .len = len };
 }
 
 /*
@@ -291,9 +315,9 @@ int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 				    sge[i].length, access);
 		if (IS_ERR_OR_NULL(mr))
 			goto err_access;
-		sgl->seg[sgl->num++] = (struct softrma_seg) {
-			.mr = mr, .addr = sge[i].addr, .len = sge[i].length,
-		};
+		sgl->seg[sgl->num++] = softrma_seg_mr(mr, sge[i].addr,
+						      sge[i].length);
+		softrma_mr_put(mr);
 	}
 	return 0;
 
@@ -313,13 +337,17 @@ void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len)
 	sgl->length = len;
 }
 
-/* A one-segment list over an MR the responder has checked (and holds). */
+/*
+ * A one-segment list over an MR the responder has checked and uses; the
+ * list references it until softrma_sgl_release().
+ */
 void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len)
 {
-	sgl->seg[0] = (struct softrma_seg) { .mr = mr, .addr = iova, .len = len };
-	sgl->num = len ? 1 : 0;
+	sgl->num = 0;
 	sgl->length = len;
+	if (len)
+		sgl->seg[sgl->num++] = softrma_seg_mr(mr, iova, len);
 }
 
 struct softrma_cursor {
@@ -351,34 +379,80 @@ static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
 	}
 }
 
-static void softrma_cursor_seek(struct softrma_cursor *c, u64 off)
+/* False when the list ends first: its callers promised it would not. */
+static bool softrma_cursor_valid(const struct softrma_cursor *c)
+{
+	return !WARN_ON_ONCE(c->seg >= c->sgl->num);
+}
+
+static bool softrma_cursor_seek(struct softrma_cursor *c, u64 off)
 {
 	u32 n;
 
 	for (; off; off -= n) {
+		if (!softrma_cursor_valid(c))
+			return false;
 		n = min_t(u64, c->sgl->seg[c->seg].len - c->off, off);
 		softrma_cursor_advance(c, n);
 	}
+	return true;
+}
+
+/* Ends the accesses to the first @num segments of @sgl. */
+static void softrma_sgl_exit(const struct softrma_sgl *sgl, u32 num)
+{
+	for (u32 i = 0; i < num; i++)
+		if (sgl->seg[i].mr)
+			softrma_users_put(&sgl->seg[i].mr->users);
+}
+
+/*
+ * Begins an access to every MR of @sgl, which deregistration waits for;
+ * false, with none begun, when one is deregistered already.
+ */
+static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
+{
+	for (u32 i = 0; i < sgl->num; i++) {
+		if (sgl->seg[i].mr && !softrma_users_get(&sgl->seg[i].mr->users)) {
+			softrma_sgl_exit(sgl, i);
+			return false;
+		}
+	}
+	return true;
 }
 
 /*
  * The one place softrma moves payload: @len bytes from @src_off bytes into
- * @src to @dst_off bytes into @dst, page by page, once.  Both lists hold
+ * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
+ * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
+ * deregistered (then nothing moves), or -EIO when a list does not hold
  * what the offsets and @len name.  May sleep.
  */
-void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-			 const struct softrma_sgl *src, u64 src_off, u64 len)
+int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
+			const struct softrma_sgl *src, u64 src_off, u64 len)
 {
 	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
 	struct page *dpage, *spage;
 	void *daddr, *saddr;
 	u64 dlen, slen, n;
+	int err = 0;
 
 	if (!len)
-		return;
-	softrma_cursor_seek(&d, dst_off);
-	softrma_cursor_seek(&s, src_off);
-	while (len) {
+		return 0;
+	if (!softrma_sgl_enter(src))
+		return -EFAULT;
+	if (!softrma_sgl_enter(dst)) {
+		softrma_sgl_exit(src, src->num);
+		return -EACCES;
+	}
+	if (!softrma_cursor_seek(&d, dst_off) ||
+	    !softrma_cursor_seek(&s, src_off))
+		err = -EIO;
+	while (!err && len) {
+		if (!softrma_cursor_valid(&d) || !softrma_cursor_valid(&s)) {
+			err = -EIO;
+			break;
+		}
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);
 		n = min3(dlen, slen, len);
@@ -395,6 +469,9 @@ void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		/* Messages go up to 2 GiB; callers run in process context. */
 		cond_resched();
 	}
+	softrma_sgl_exit(dst, dst->num);
+	softrma_sgl_exit(src, src->num);
+	return err;
 }
 
 /* Serialises softrma's atomics with one another, as one HCA would. */

@@ -357,7 +357,10 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	skb_reserve(skb, headroom);
 	roce_build(skb_put(skb, hdr_len), pkt);
 	softrma_sgl_init_kbuf(&data, skb_put(skb, len), len);
-	softrma_sgl_copy_at(&data, 0, payload, off, len);
+	if (softrma_sgl_copy_at(&data, 0, payload, off, len)) {
+		kfree_skb(skb);		/* its memory was deregistered */
+		return NULL;
+	}
 	memset(skb_put(skb, pkt->pad), 0, pkt->pad);
 	skb_put(skb, ROCE_ICRC_LEN);		/* the lengths include it */
 	return skb;

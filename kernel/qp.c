@@ -8,7 +8,7 @@
 
 #include "softrma.h"
 
-#define SOFTRMA_QPN_MAX		((1U << 24) - 1)
+#define SOFTRMA_QPN_MAX		(SOFTRMA_MCAST_QPN - 1)
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH)
@@ -42,6 +42,13 @@ static void softrma_qp_work(struct work_struct *work)
 	softrma_resp_flush(qp);
 }
 
+/* Runs the QP's work (send queue, receive flush) soon, unless it is dying. */
+void softrma_qp_schedule(struct softrma_qp *qp)
+{
+	if (!READ_ONCE(qp->dying))
+		queue_work(system_unbound_wq, &qp->work);
+}
+
 /* Moves @qp to the error state; its queues are flushed from a work item. */
 void softrma_qp_set_error(struct softrma_qp *qp)
 {
@@ -52,8 +59,8 @@ void softrma_qp_set_error(struct softrma_qp *qp)
 	was_error = qp->state == IB_QPS_ERR;
 	qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (!was_error && !READ_ONCE(qp->dying))
-		queue_work(system_unbound_wq, &qp->work);
+	if (!was_error)
+		softrma_qp_schedule(qp);
 }
 
 /*
@@ -123,9 +130,9 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 	rq_stride = sizeof(struct softrma_rqe) +
 		    cap->max_recv_sge * sizeof(struct softrma_sge);
 
-	qp->sqe = kmalloc(sq_stride, GFP_KERNEL);
+	qp->sqe = kzalloc(sq_stride, GFP_KERNEL);
 	/* Large enough for an SRQ's entries too. */
-	qp->rqe = kmalloc(struct_size(qp->rqe, sge, SOFTRMA_MAX_SGE), GFP_KERNEL);
+	qp->rqe = kzalloc(struct_size(qp->rqe, sge, SOFTRMA_MAX_SGE), GFP_KERNEL);
 	if (!qp->sqe || !qp->rqe)
 		return -ENOMEM;
 

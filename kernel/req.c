@@ -9,6 +9,8 @@
  * wire (wire_req.c); datagrams take the wire per destination.
  */
 
+#include <linux/sched/signal.h>
+
 #include "proto/rnr_timer.h"
 #include "wire.h"
 
@@ -259,6 +261,8 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	*length = req.length;
 	res = softrma_req_transmit(qp, &req);
 	softrma_sgl_release(&qp->req_sgl);
+	if (req.local_gone)
+		return IB_WC_LOC_PROT_ERR;
 	/* UC and UD are unacknowledged: sent is done. */
 	if (!softrma_qp_is_reliable(qp))
 		return IB_WC_SUCCESS;
@@ -308,21 +312,37 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 }
 
 /*
- * Runs the send queue until it is empty or has to wait: from the doorbell,
- * after an RNR wait, and to flush the queue once the QP is in error.
+ * What one run of the send queue does at most before it leaves the rest to
+ * the QP's work: the ring indices are the user's, and the doorbell's caller
+ * must get back to user space (and die when killed) whatever they say.
+ */
+#define SOFTRMA_REQ_RUN_BYTES	(256ULL << 20)
+
+static bool softrma_req_run_over(struct softrma_qp *qp, u32 done, u64 moved)
+{
+	return done >= qp->sq.num || moved >= SOFTRMA_REQ_RUN_BYTES ||
+	       fatal_signal_pending(current);
+}
+
+/*
+ * Runs the send queue until it is empty, has to wait or has done a run's
+ * worth: from the doorbell, after an RNR wait, and to flush the queue once
+ * the QP is in error.
  */
 void softrma_req_run(struct softrma_qp *qp)
 {
 	enum ib_qp_state state;
 	enum ib_wc_status status;
-	u64 length;
+	u64 length, moved = 0;
 	int pending, ret;
+	u32 done = 0;
 
 	mutex_lock(&qp->sq_lock);
 	if (qp->on_wire) {
 		state = softrma_qp_state(qp);
 		if (softrma_state_sends(state)) {
-			softrma_wire_send(qp, U32_MAX);
+			if (softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
+				softrma_wire_kick(qp);
 			goto out;
 		}
 		if (state == IB_QPS_ERR)
@@ -339,6 +359,10 @@ void softrma_req_run(struct softrma_qp *qp)
 		}
 		if (!pending)
 			break;
+		if (softrma_req_run_over(qp, done, moved)) {
+			softrma_qp_schedule(qp);
+			break;
+		}
 
 		memcpy(qp->sqe, softrma_queue_entry(&qp->sq, qp->sq.index),
 		       qp->sq.stride);
@@ -354,6 +378,9 @@ void softrma_req_run(struct softrma_qp *qp)
 		if (!softrma_req_complete(qp, qp->sqe, status, length) ||
 		    status != IB_WC_SUCCESS)
 			softrma_qp_set_error(qp);
+		done++;
+		moved += length;
+		cond_resched();
 	}
 	/* Outside RTS and SQD nothing is in flight on the wire. */
 	if (qp->wire)

@@ -209,11 +209,38 @@ static u32 softrma_resp_net_hdr(const struct softrma_req *req,
 	return SOFTRMA_NET_HDR_LEN;
 }
 
+/*
+ * Moves @len bytes between the requester's memory (req->local, from its
+ * start) and @mem at @mem_off: into @mem when @to_mem.  An MR of the
+ * requester that is gone is its own error: the request is dropped and the
+ * requester told (local_gone).  One of the responder's is a NAK.
+ */
+static enum softrma_resp_result softrma_resp_move(struct softrma_req *req,
+						  struct softrma_sgl *mem,
+						  u64 mem_off, bool to_mem,
+						  u64 len)
+{
+	int err;
+
+	if (to_mem)
+		err = softrma_sgl_copy_at(mem, mem_off, req->local, 0, len);
+	else
+		err = softrma_sgl_copy_at(req->local, 0, mem, mem_off, len);
+	if (!err)
+		return SOFTRMA_RESP_ACK;
+	if (err == (to_mem ? -EFAULT : -EACCES)) {
+		req->local_gone = true;
+		return SOFTRMA_RESP_DROPPED;
+	}
+	return SOFTRMA_RESP_NAK_ACCESS;
+}
+
 static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 						     struct softrma_req *req)
 {
 	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
 	u8 hdr[SOFTRMA_NET_HDR_LEN];
+	enum softrma_resp_result res;
 	enum ib_wc_status status;
 	u32 hdr_len;
 	int err;
@@ -233,9 +260,17 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
 	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
-	softrma_sgl_copy(sgl, &hdr_sgl, hdr_len);
-	softrma_sgl_copy_at(sgl, hdr_len, req->local, 0, req->length);
+	if (softrma_sgl_copy(sgl, &hdr_sgl, hdr_len))
+		res = SOFTRMA_RESP_NAK_ACCESS;
+	else
+		res = softrma_resp_move(req, sgl, hdr_len, true, req->length);
 	softrma_sgl_release(sgl);
+	if (res == SOFTRMA_RESP_DROPPED)	/* the receive stays posted */
+		return res;
+	if (res != SOFTRMA_RESP_ACK) {
+		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
 	return softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS, IB_WC_RECV,
 					 hdr_len + req->length) ?
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
@@ -278,6 +313,7 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
 						  struct softrma_req *req)
 {
+	enum softrma_resp_result res;
 	struct softrma_mr *mr;
 
 	if (!req->length)
@@ -287,12 +323,11 @@ static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
-	if (req->opcode == IB_WR_RDMA_READ)
-		softrma_sgl_copy(req->local, &qp->resp_sgl, req->length);
-	else
-		softrma_sgl_copy(&qp->resp_sgl, req->local, req->length);
+	res = softrma_resp_move(req, &qp->resp_sgl, 0,
+				req->opcode != IB_WR_RDMA_READ, req->length);
+	softrma_sgl_release(&qp->resp_sgl);
 	softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
+	return res;
 }
 
 /*
@@ -307,15 +342,14 @@ static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
 	int err;
 
 	softrma_resp_lock_recv(qp);
-	err = softrma_resp_recv_pending(qp);
-	if (err < 0) {
+	err = softrma_resp_fetch_rqe(qp);
+	if (err) {
 		res = softrma_resp_no_rqe(qp, req, err);
 		goto out;
 	}
 	res = softrma_resp_rdma(qp, req);
 	if (res != SOFTRMA_RESP_ACK)
 		goto out;
-	softrma_resp_fetch_rqe(qp);
 	if (!softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS,
 				       IB_WC_RECV_RDMA_WITH_IMM, req->length))
 		res = SOFTRMA_RESP_NAK_OP;
@@ -359,8 +393,7 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 				 req->compare_add, req->swap);
 	softrma_mr_put(mr);
 	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
-	softrma_sgl_copy(req->local, &qp->resp_sgl, sizeof(orig));
-	return SOFTRMA_RESP_ACK;
+	return softrma_resp_move(req, &qp->resp_sgl, 0, false, sizeof(orig));
 }
 
 /*
@@ -429,15 +462,19 @@ enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 	return SOFTRMA_RESP_ACK;
 }
 
-/* The 8 bytes of an ATOMIC WRITE request, as memory is to hold them. */
-static u64 softrma_req_atomic_value(const struct softrma_req *req)
+/* ATOMIC WRITE of the 8 bytes the request carries. */
+static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_qp *qp,
+								struct softrma_req *req)
 {
-	struct softrma_sgl dst;
+	enum softrma_resp_result res;
+	struct softrma_sgl value_sgl;
 	u64 value;
 
-	softrma_sgl_init_kbuf(&dst, &value, sizeof(value));
-	softrma_sgl_copy(&dst, req->local, sizeof(value));
-	return value;
+	softrma_sgl_init_kbuf(&value_sgl, &value, sizeof(value));
+	res = softrma_resp_move(req, &value_sgl, 0, true, sizeof(value));
+	if (res != SOFTRMA_RESP_ACK)
+		return res;
+	return softrma_resp_atomic_write(qp, req->rkey, req->remote_addr, value);
 }
 
 /*
@@ -491,8 +528,7 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return softrma_resp_atomic(qp, req);
 	case SOFTRMA_WR_ATOMIC_WRITE:
-		return softrma_resp_atomic_write(qp, req->rkey, req->remote_addr,
-						 softrma_req_atomic_value(req));
+		return softrma_resp_local_atomic_write(qp, req);
 	case SOFTRMA_WR_FLUSH:
 		return softrma_resp_rdma_flush(qp, req->rkey, req->remote_addr,
 					       req->length, req->flush_type,
@@ -535,13 +571,22 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
  */
 void softrma_resp_flush(struct softrma_qp *qp)
 {
+	u32 done = 0;
+
 	mutex_lock(&qp->rq_lock);
 	if (qp->wire && softrma_qp_state(qp) == IB_QPS_ERR)
 		softrma_wire_resp_abandon(qp, true);
 	while (!qp->ibqp.srq && softrma_qp_state(qp) == IB_QPS_ERR &&
-	       !softrma_resp_fetch_rqe(qp))
+	       !softrma_resp_fetch_rqe(qp)) {
+		/* A ring's worth at a time: the producer is the user's. */
+		if (done++ == qp->rq.num) {
+			softrma_qp_schedule(qp);
+			break;
+		}
 		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR,
 					       IB_WC_RECV, 0))
 			break;
+		cond_resched();
+	}
 	mutex_unlock(&qp->rq_lock);
 }

@@ -144,7 +144,13 @@ struct softrma_ah {
 	u32 num;			/* in ah_xa; named by UD send entries */
 };
 
-/* A user MR, or a DMA MR (no pages) over kernel virtual addresses. */
+/*
+ * A user MR, or a DMA MR (no pages) over kernel virtual addresses.
+ * Deregistration waits for the accesses in progress (users), which are
+ * the CPU's own work, never for the network: WQEs and messages in flight
+ * on the wire keep only the object (ref), and find the MR dead at their
+ * next access.
+ */
 struct softrma_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -154,10 +160,11 @@ struct softrma_mr {
 	u64 iova;
 	u64 length;
 	int access;
-	struct softrma_users users;	/* registration + operations in flight */
+	struct softrma_users users;	/* registration + accesses in progress */
+	refcount_t ref;			/* registration + scatter/gather lists */
 };
 
-/* A scatter/gather list resolved to MRs (held) or to kernel memory. */
+/* A scatter/gather list resolved to MRs (referenced) or to kernel memory. */
 struct softrma_seg {
 	struct softrma_mr *mr;		/* NULL: kaddr */
 	void *kaddr;
@@ -242,6 +249,7 @@ struct softrma_req {
 	u8 flush_level;			/* enum softrma_flush_level */
 	struct softrma_sgl *local;	/* payload source, or result destination */
 	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
+	bool local_gone;		/* out: an MR of local was deregistered */
 };
 
 enum softrma_resp_result {
@@ -394,13 +402,15 @@ void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
 void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len);
 void softrma_sgl_release(struct softrma_sgl *sgl);
-void softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-			 const struct softrma_sgl *src, u64 src_off, u64 len);
+int __must_check softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
+				     const struct softrma_sgl *src, u64 src_off,
+				     u64 len);
 
-static inline void softrma_sgl_copy(struct softrma_sgl *dst,
-				    const struct softrma_sgl *src, u64 len)
+static inline int __must_check softrma_sgl_copy(struct softrma_sgl *dst,
+						const struct softrma_sgl *src,
+						u64 len)
 {
-	softrma_sgl_copy_at(dst, 0, src, 0, len);
+	return softrma_sgl_copy_at(dst, 0, src, 0, len);
 }
 
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
@@ -427,6 +437,7 @@ int softrma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
+void softrma_qp_schedule(struct softrma_qp *qp);
 void softrma_qp_set_error(struct softrma_qp *qp);
 bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from);
 void softrma_qp_put(struct softrma_qp *qp);

@@ -19,6 +19,7 @@
 #define SOFTRMA_WIRE_READ_PKTS	256	/* response packets per READ request */
 #define SOFTRMA_WIRE_ACK_EVERY	64	/* AckReq at least this often */
 #define SOFTRMA_WIRE_COMP_BUDGET 16	/* packets the completer sends itself */
+#define SOFTRMA_WIRE_RUN_PKTS	1024	/* packets one run sends, then a work */
 
 /* An SQ entry on the wire, from the time it is taken until it completes. */
 struct softrma_wqe {

@@ -225,7 +225,10 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 		return;
 	}
 	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
-	softrma_sgl_copy_at(&wqe->sgl, off, &data, 0, pkt->payload_len);
+	if (softrma_sgl_copy_at(&wqe->sgl, off, &data, 0, pkt->payload_len)) {
+		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
 	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
 	if (pkt->psn == wqe->last_psn)
 		softrma_wire_complete_head(qp, IB_WC_SUCCESS);
@@ -241,7 +244,10 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	if (!wqe || !softrma_wr_is_atomic(wqe->req.opcode))
 		return;
 	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
-	softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig));
+	if (softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig))) {
+		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
 	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
 	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 }
@@ -258,7 +264,9 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 	    !softrma_qp_from_peer(qp, from) ||
 	    !softrma_wire_psn_valid(qp->wire, pkt->psn))
 		goto out;
-	if (op == ROCE_ACK)
+	/* READ responses and atomic ACKs may carry a NAK in their AETH too. */
+	if (op == ROCE_ACK ||
+	    roce_aeth_kind(pkt->syndrome) != ROCE_AETH_KIND_ACK)
 		softrma_wire_ack(qp, pkt);
 	else if (op == ROCE_ATOMIC_ACK)
 		softrma_wire_atomic_ack(qp, pkt);
@@ -292,7 +300,8 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	w->retry_left--;
 	w->rewound = false;		/* a timeout is a loss of its own */
 	softrma_wire_go_back(qp, true);
-	softrma_wire_send(qp, U32_MAX);
+	if (softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
+		softrma_wire_kick(qp);
 	softrma_wire_arm_timer(qp, true);
 out:
 	mutex_unlock(&qp->sq_lock);

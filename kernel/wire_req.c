@@ -252,7 +252,8 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 /*
  * Takes the next posted SQ entry into the window and numbers its packets.
  * False when there is none, no room, the QP drains (SQD), or it has to wait
- * for those before it (a fence, or max_rd_atomic).
+ * for those before it (a fence, max_rd_atomic, or PSNs that would span more
+ * than half their space).
  */
 static bool softrma_wire_take(struct softrma_qp *qp)
 {
@@ -281,6 +282,10 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 
 	wqe->status = softrma_req_prepare(qp, sqe, &wqe->req, &wqe->sgl);
 	n = wqe->status == IB_WC_SUCCESS ? softrma_wire_num_psns(qp, wqe) : 0;
+	if (!roce_psn_span_ok(w->comp_psn, roce_psn_add(w->send_psn, n))) {
+		softrma_sgl_release(&wqe->sgl);
+		return false;
+	}
 	wqe->first_psn = w->send_psn;
 	wqe->next_psn = w->send_psn;
 	wqe->read_end = w->send_psn;
@@ -339,7 +344,8 @@ void softrma_wire_send_work(struct work_struct *work)
 	struct softrma_qp *qp = w->qp;
 
 	mutex_lock(&qp->sq_lock);
-	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying)
-		softrma_wire_send(qp, U32_MAX);
+	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying &&
+	    softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
+		softrma_wire_kick(qp);
 	mutex_unlock(&qp->sq_lock);
 }

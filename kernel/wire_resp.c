@@ -123,8 +123,11 @@ static bool softrma_op_has_imm(u8 op)
 	       op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
 }
 
-/* The payload of @pkt, at the message's offset in @dst. */
-static void softrma_wire_resp_place(struct softrma_wire_resp *r,
+/*
+ * The payload of @pkt, at the message's offset in @dst; false when an MR of
+ * @dst was deregistered since the message began.
+ */
+static bool softrma_wire_resp_place(struct softrma_wire_resp *r,
 				    struct softrma_sgl *dst,
 				    const struct roce_pkt *pkt,
 				    const u8 *payload)
@@ -132,8 +135,10 @@ static void softrma_wire_resp_place(struct softrma_wire_resp *r,
 	struct softrma_sgl data;
 
 	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
-	softrma_sgl_copy_at(dst, r->offset, &data, 0, pkt->payload_len);
+	if (softrma_sgl_copy_at(dst, r->offset, &data, 0, pkt->payload_len))
+		return false;
 	r->offset += pkt->payload_len;
+	return true;
 }
 
 /* A SEND packet: the first takes a receive, the last completes it. */
@@ -155,7 +160,11 @@ static enum softrma_resp_result softrma_wire_resp_send(struct softrma_qp *qp,
 					   IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
-	softrma_wire_resp_place(r, &r->rqe_sgl, pkt, payload);
+	if (!softrma_wire_resp_place(r, &r->rqe_sgl, pkt, payload)) {
+		softrma_wire_resp_complete(qp, pkt, wr_op, IB_WC_LOC_PROT_ERR,
+					   IB_WC_RECV, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
 	if (roce_op_ends_msg(op) &&
 	    !softrma_wire_resp_complete(qp, pkt, wr_op, IB_WC_SUCCESS,
 					IB_WC_RECV, r->offset))
@@ -181,6 +190,7 @@ static enum softrma_resp_result softrma_wire_resp_start_write(struct softrma_qp 
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&r->target, mr, pkt->va, r->length);
+	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;
 }
 
@@ -209,7 +219,8 @@ static enum softrma_resp_result softrma_wire_resp_write(struct softrma_qp *qp,
 		if (res != SOFTRMA_RESP_ACK)
 			return res;
 	}
-	softrma_wire_resp_place(r, &r->target, pkt, payload);
+	if (!softrma_wire_resp_place(r, &r->target, pkt, payload))
+		return SOFTRMA_RESP_NAK_ACCESS;
 	if (softrma_op_has_imm(op) &&
 	    !softrma_wire_resp_complete(qp, pkt, IB_WR_RDMA_WRITE_WITH_IMM,
 					IB_WC_SUCCESS,
@@ -256,6 +267,7 @@ static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 		softrma_net_xmit(qp, &qp->path, &resp, &src, off);
 		cond_resched();
 	}
+	softrma_sgl_release(&src);
 	if (mr)
 		softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;

@@ -34,6 +34,8 @@ device/wire_hostile.sh
 device/rc_hostile.sh
 device/local_isolation.sh
 device/sqd_wire.sh
+device/wire_teardown.sh
+device/ring_racer.sh
 device/rma_ext.sh
 device/mcast.sh
 device/netdevs.sh

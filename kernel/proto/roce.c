@@ -184,6 +184,9 @@ enum roce_parse_err roce_parse(struct roce_pkt *pkt, const u8 *buf, u32 len)
 	pkt->mig = buf[1] & 0x40;
 	pkt->pad = (buf[1] >> 4) & 3;
 	pkt->pkey = get16(buf + 2);
+	/* IBA 10.9.3: the port's one P_Key, 0xffff, matches its partition's. */
+	if ((pkt->pkey & 0x7fff) != (ROCE_DEFAULT_PKEY & 0x7fff))
+		return ROCE_ERR_PKEY;
 	pkt->dqpn = get24(buf + 5);
 	pkt->ackreq = buf[8] & 0x80;
 	pkt->psn = get24(buf + 9);

@@ -80,6 +80,7 @@ enum roce_parse_err {
 	ROCE_ERR_TRUNCATED,		/* shorter than its headers and ICRC */
 	ROCE_ERR_OPCODE,		/* unknown or not for this transport */
 	ROCE_ERR_VERSION,		/* BTH TVer is not 0 */
+	ROCE_ERR_PKEY,			/* not the default partition's P_Key */
 	ROCE_ERR_PAD,			/* pad count larger than the payload */
 	ROCE_ERR_ICRC,
 };

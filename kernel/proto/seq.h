@@ -26,6 +26,16 @@ static inline u32 roce_num_pkts(u64 len, u32 mtu)
 }
 
 /*
+ * IBA 9.7.1: the PSNs from the oldest unacknowledged one (@oldest) to
+ * before @end may span half the PSN space at most, or which comes first
+ * can no longer be told.
+ */
+static inline bool roce_psn_span_ok(u32 oldest, u32 end)
+{
+	return ((end - oldest) & ROCE_PSN_MASK) <= ROCE_PSN_MASK / 2 + 1;
+}
+
+/*
  * The operation (low 5 bits) of a packet of a message: @first and @last
  * say where it is; @imm whether the message carries immediate data.
  */

@@ -101,6 +101,11 @@ static void test_malformed(void)
 	buf[1] |= 0x01;				/* TVer 1 */
 	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_VERSION, "TVer");
 	buf[1] &= ~0x0f;
+	buf[2] = 0x7f;				/* P_Key 0x7fff: a limited member */
+	EXPECT(roce_parse(&out, buf, len) == ROCE_OK, "P_Key 0x7fff");
+	buf[3] = 0xfe;				/* P_Key 0x7ffe: another partition */
+	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_PKEY, "P_Key");
+	buf[2] = buf[3] = 0xff;
 	buf[1] |= 0x30;				/* pad 3, no payload */
 	EXPECT(roce_parse(&out, buf, len) == ROCE_ERR_PAD, "pad > payload");
 
@@ -112,7 +117,7 @@ static void test_malformed(void)
 	EXPECT(!roce_opcode_hdrs(ROCE_UC | ROCE_READ_REQ), "UC READ");
 	EXPECT(!roce_opcode_hdrs(ROCE_UD | ROCE_WRITE_ONLY), "UD WRITE");
 	EXPECT(!roce_opcode_hdrs(0x40 | ROCE_SEND_ONLY), "RD");
-	printf("# TVer, pad, payload on ACK, opcodes of the wrong transport: refused\n");
+	printf("# TVer, P_Key of another partition, pad, payload on ACK, opcodes of the wrong transport: refused\n");
 }
 
 static void test_psn(void)
@@ -122,7 +127,11 @@ static void test_psn(void)
 	EXPECT(roce_psn_diff(0x7fffff, 0) == 0x7fffff, "half");
 	EXPECT(roce_psn_diff(0x800000, 0) == -0x800000, "half + 1");
 	EXPECT(roce_psn_add(0xfffffe, 3) == 1, "add");
-	printf("# PSN arithmetic with 24-bit wrap\n");
+	EXPECT(roce_psn_span_ok(5, 5) && roce_psn_span_ok(0xfffff0, 0x7ffff0),
+	       "spans up to half the space, across the wrap");
+	EXPECT(!roce_psn_span_ok(0xfffff0, 0x7ffff1) && !roce_psn_span_ok(5, 4),
+	       "spans beyond half the space");
+	printf("# PSN arithmetic with 24-bit wrap; outstanding spans up to 2^23\n");
 }
 
 static int unhex(const char *s, u8 *buf, int max)

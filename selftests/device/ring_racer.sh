@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Ring indices moved by a racing thread (verbs/ring_racer), on the local
+# transport and on the wire: a doorbell against an SQ producer kept a ring
+# ahead in error returns within a bound; destroy_qp against a racing RQ
+# producer and CQ consumer in error finishes within a bound; a receive is
+# completed once however the RQ producer flips under WRITE_WITH_IMM.  The
+# runner's kernel log check catches soft lockups.
+. "$(dirname "$0")/../lib.sh"
+
+add_softrma0
+for wire in 0 1; do
+	echo $wire > /sys/module/softrma/parameters/force_wire
+	for t in sq_err rq_err write_imm; do
+		timeout 60 "$SOFTRMA_BIN/ring_racer" softrma0 10.9.0.1 $t ||
+			fail "ring_racer $t, force_wire=$wire"
+	done
+done
+echo 0 > /sys/module/softrma/parameters/force_wire
