@@ -57,7 +57,8 @@ static void *racer(void *arg)
 	(void)arg;
 	if (sigsetjmp(race_fault, 1))
 		return NULL;
-	while (!atomic_load(&race_stop) && now() < end) {
+	/* Flipping goes on until stopped: a WRITE may wait for "one more". */
+	while (!atomic_load(&race_stop) && (atomic_load(&race_mode) || now() < end)) {
 		uint32_t c = softrma_ring_load(&hdr->consumer);
 
 		if (atomic_load(&race_mode))
