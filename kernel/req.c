@@ -341,8 +341,7 @@ void softrma_req_run(struct softrma_qp *qp)
 	if (qp->on_wire) {
 		state = softrma_qp_state(qp);
 		if (softrma_state_sends(state)) {
-			if (softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
-				softrma_wire_kick(qp);
+			softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
 			goto out;
 		}
 		if (state == IB_QPS_ERR)

@@ -101,6 +101,7 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 
 /* wire_req.c */
 bool softrma_wire_send(struct softrma_qp *qp, u32 budget);
+void softrma_wire_send_run(struct softrma_qp *qp, u32 budget);
 void softrma_wire_send_work(struct work_struct *work);
 void softrma_wire_kick(struct softrma_qp *qp);
 void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart);

@@ -272,9 +272,8 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 		softrma_wire_atomic_ack(qp, pkt);
 	else
 		softrma_wire_read_resp(qp, pkt, payload);
-	if (softrma_state_sends(softrma_qp_state(qp)) &&
-	    softrma_wire_send(qp, SOFTRMA_WIRE_COMP_BUDGET))
-		softrma_wire_kick(qp);
+	if (softrma_state_sends(softrma_qp_state(qp)))
+		softrma_wire_send_run(qp, SOFTRMA_WIRE_COMP_BUDGET);
 out:
 	mutex_unlock(&qp->sq_lock);
 }
@@ -300,8 +299,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	w->retry_left--;
 	w->rewound = false;		/* a timeout is a loss of its own */
 	softrma_wire_go_back(qp, true);
-	if (softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
-		softrma_wire_kick(qp);
+	softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
 	softrma_wire_arm_timer(qp, true);
 out:
 	mutex_unlock(&qp->sq_lock);

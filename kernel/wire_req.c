@@ -337,6 +337,16 @@ void softrma_wire_kick(struct softrma_qp *qp)
 		queue_work(system_unbound_wq, &qp->wire->send_work);
 }
 
+/*
+ * Sends at most @budget packets and leaves whatever is left to the send
+ * work.  Under sq_lock, in RTS or SQD.
+ */
+void softrma_wire_send_run(struct softrma_qp *qp, u32 budget)
+{
+	if (softrma_wire_send(qp, budget))
+		softrma_wire_kick(qp);
+}
+
 void softrma_wire_send_work(struct work_struct *work)
 {
 	struct softrma_wire *w = container_of(work, struct softrma_wire,
@@ -344,8 +354,7 @@ void softrma_wire_send_work(struct work_struct *work)
 	struct softrma_qp *qp = w->qp;
 
 	mutex_lock(&qp->sq_lock);
-	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying &&
-	    softrma_wire_send(qp, SOFTRMA_WIRE_RUN_PKTS))
-		softrma_wire_kick(qp);
+	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying)
+		softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
 	mutex_unlock(&qp->sq_lock);
 }
