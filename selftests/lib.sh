@@ -246,6 +246,19 @@ wait_gid() {
 	return 1
 }
 
+# start_held NAME CMD...: CMD in the background with its output in
+# /tmp/NAME.log and its standard input on fd 3, once it printed "ready";
+# $held is its PID.  "echo go >&3" lets it go on; "exec 3>&-" closes.
+start_held() {
+	name=$1; shift
+	rm -f "/tmp/$name.in"
+	mkfifo "/tmp/$name.in"
+	"$@" < "/tmp/$name.in" > "/tmp/$name.log" 2>&1 &
+	held=$!
+	exec 3> "/tmp/$name.in"
+	wait_line "/tmp/$name.log" ready
+}
+
 # wait_line FILE TEXT: wait up to 10 s for a line TEXT in FILE.
 wait_line() {
 	for _ in $(seq 100); do

@@ -12,12 +12,7 @@ add_softrma0
 chmod 0666 /dev/infiniband/uverbs* || fail "no uverbs device node"
 before=$(port_counter softrma0 rcvd_no_qp)
 
-rm -f /tmp/victim.in
-mkfifo /tmp/victim.in
-"$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 victim < /tmp/victim.in > /tmp/victim.log 2>&1 &
-victim=$!
-exec 3> /tmp/victim.in
-wait_line /tmp/victim.log ready
+start_held victim "$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 victim
 set -- $(sed -n 's/^\(rc\|uc\|rkey\|addr\) //p' /tmp/victim.log)
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 stranger "$@" > /tmp/stranger.log 2>&1 ||
@@ -25,7 +20,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 sed 's/^#* */# /' /tmp/stranger.log
 echo go >&3
 exec 3>&-
-wait "$victim" || fail "victim: $(cat /tmp/victim.log)"
+wait "$held" || fail "victim: $(cat /tmp/victim.log)"
 grep '^#' /tmp/victim.log
 dropped=$(($(port_counter softrma0 rcvd_no_qp) - before))
 expect_eq "the stranger's requests counted in rcvd_no_qp" "$dropped" 11

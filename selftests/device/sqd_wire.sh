@@ -12,18 +12,13 @@ load_softrma
 echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
 add_softrma0
 
-rm -f /tmp/sqd.in
-mkfifo /tmp/sqd.in
-"$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 crafted < /tmp/sqd.in > /tmp/sqd.log 2>&1 &
-sqd=$!
-exec 3> /tmp/sqd.in
-wait_line /tmp/sqd.log ready
+start_held sqd "$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 crafted
 python3 "$SOFTRMA_TOP/selftests/wire/craft_resp.py" 10.9.0.1 10.9.0.1 \
 	"$(sed -n 's/^qpn //p' /tmp/sqd.log)" 2>/tmp/craft.log ||
 	fail "craft_resp.py: $(cat /tmp/craft.log)"
 echo go >&3
 exec 3>&-
-wait "$sqd" || fail "sqd crafted: $(cat /tmp/sqd.log)"
+wait "$held" || fail "sqd crafted: $(cat /tmp/sqd.log)"
 sed 's/^#* */# /' /tmp/craft.log
 grep '^#' /tmp/sqd.log
 

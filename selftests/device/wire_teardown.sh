@@ -23,14 +23,9 @@ finishes() {
 	fail "$3: still running after $1 s: $(cat /proc/$2/stat 2>/dev/null | cut -d' ' -f3), $(cat /proc/$2/wchan 2>/dev/null; for t in /proc/$2/task/*; do cat $t/wchan; echo; done | sort -u | tr '\n' ' ')"
 }
 
-# stalled NAME: verbs/teardown's stalled case, the hostile messages sent.
+# stalled: verbs/teardown's stalled case ($held), the hostile messages sent.
 stalled() {
-	rm -f /tmp/stall.in
-	mkfifo /tmp/stall.in
-	"$SOFTRMA_BIN/teardown" softrma0 10.9.0.1 stalled < /tmp/stall.in > /tmp/stall.log 2>&1 &
-	stall=$!
-	exec 3> /tmp/stall.in
-	wait_line /tmp/stall.log ready
+	start_held stall "$SOFTRMA_BIN/teardown" softrma0 10.9.0.1 stalled
 	python3 "$SOFTRMA_TOP/selftests/wire/craft_stall.py" 10.9.0.1 10.9.0.1 \
 		"$(sed -n 's/^rkey //p' /tmp/stall.log)" "$(sed -n 's/^addr //p' /tmp/stall.log)" \
 		$(sed -n 's/^qpn //p' /tmp/stall.log) 2>/tmp/craft.log ||
@@ -53,14 +48,14 @@ expect_eq "ACK timeouts while RNR NAKed" \
 stalled
 echo go >&3
 exec 3>&-
-finishes 10 "$stall" "dereg of an MR that a stalled WRITE and SEND hold" ||
+finishes 10 "$held" "dereg of an MR that a stalled WRITE and SEND hold" ||
 	fail "stalled: $(cat /tmp/stall.log)"
 info "$(grep 'dereg done' /tmp/stall.log)"
 
 stalled
-kill -9 "$stall"
+kill -9 "$held"
 exec 3>&-
-finishes 10 "$stall" "kill -9 of the owner of a stalled WRITE and SEND"
+finishes 10 "$held" "kill -9 of the owner of a stalled WRITE and SEND"
 info "kill -9 of the owner of a stalled WRITE and SEND: exited"
 
 "$SOFTRMA_BIN/teardown" softrma0 10.9.0.1 requester > /tmp/req.log 2>&1 &

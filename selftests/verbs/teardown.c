@@ -118,14 +118,37 @@ static void test_stalled(void)
 	free(buf);
 }
 
+/*
+ * Deregisters the source of a WRITE or SEND that @p's peer keeps in flight,
+ * then puts the QP in error, where the WQE flushes, and tears @p down.
+ */
+static void held_in_flight(struct pair *p, enum ibv_wr_opcode opcode,
+			   const char *what)
+{
+	struct ibv_sge sge = { (uintptr_t)p->a.buf, 65536, p->a.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = opcode, .send_flags = IBV_SEND_SIGNALED,
+				  .wr.rdma = { (uintptr_t)p->b.buf, p->b.mr->rkey } }, *bad;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+
+	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	usleep(200000);
+	CHECK_EQ(ibv_poll_cq(p->a.cq, 1, &wc), 0);
+	dereg_bounded(p->a.mr, what);
+	CHECK_EQ(ibv_modify_qp(p->a.qp, &attr, IBV_QP_STATE), 0);
+	wc = test_poll_one(p->a.cq, 5);
+	CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(ibv_destroy_qp(p->a.qp), 0);
+	CHECK_EQ(ibv_destroy_cq(p->a.cq), 0);
+	CHECK_EQ(ibv_dealloc_pd(p->a.pd), 0);
+	free(p->a.buf);
+	side_fini(&p->b, 1);
+}
+
 static void test_requester(void)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	struct ibv_qp_attr attr;
 	union ibv_gid gid;
-	struct ibv_wc wc;
 	struct pair p;
 
 	/* A WRITE nobody answers, with timeout 0: it waits forever. */
@@ -133,41 +156,12 @@ static void test_requester(void)
 	side_init(&p.b, NULL, ALL_ACCESS, NULL);
 	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
 	test_connect_timeout(p.a.qp, gid_index, &gid, p.b.qp->qp_num, 7, 0);
-	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 65536, p.a.mr->lkey };
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.wr.rdma.remote_addr = (uintptr_t)p.b.buf;
-	wr.wr.rdma.rkey = p.b.mr->rkey;
-	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
-	usleep(200000);
-	CHECK_EQ(ibv_poll_cq(p.a.cq, 1, &wc), 0);
-	dereg_bounded(p.a.mr, "the source of a WRITE nobody answers (timeout 0)");
-	attr.qp_state = IBV_QPS_ERR;
-	CHECK_EQ(ibv_modify_qp(p.a.qp, &attr, IBV_QP_STATE), 0);
-	wc = test_poll_one(p.a.cq, 5);
-	CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
-	CHECK_EQ(ibv_destroy_qp(p.a.qp), 0);
-	CHECK_EQ(ibv_destroy_cq(p.a.cq), 0);
-	CHECK_EQ(ibv_dealloc_pd(p.a.pd), 0);
-	free(p.a.buf);
-	side_fini(&p.b, 1);
+	held_in_flight(&p, IBV_WR_RDMA_WRITE,
+		       "the source of a WRITE nobody answers (timeout 0)");
 
 	/* A SEND that the peer RNR NAKs forever. */
 	pair_init(&p, ALL_ACCESS, 7);
-	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 65536, p.a.mr->lkey };
-	wr.opcode = IBV_WR_SEND;
-	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
-	usleep(200000);
-	CHECK_EQ(ibv_poll_cq(p.a.cq, 1, &wc), 0);
-	dereg_bounded(p.a.mr, "the source of a SEND RNR NAKed forever");
-	attr.qp_state = IBV_QPS_ERR;
-	CHECK_EQ(ibv_modify_qp(p.a.qp, &attr, IBV_QP_STATE), 0);
-	wc = test_poll_one(p.a.cq, 5);
-	CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
-	CHECK_EQ(ibv_destroy_qp(p.a.qp), 0);
-	CHECK_EQ(ibv_destroy_cq(p.a.cq), 0);
-	CHECK_EQ(ibv_dealloc_pd(p.a.pd), 0);
-	free(p.a.buf);
-	side_fini(&p.b, 1);
+	held_in_flight(&p, IBV_WR_SEND, "the source of a SEND RNR NAKed forever");
 }
 
 int main(int argc, char **argv)
