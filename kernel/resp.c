@@ -542,11 +542,9 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_req *req)
 {
 	enum softrma_resp_result res;
-	enum ib_qp_state state;
 
 	mutex_lock(&qp->rq_lock);
-	state = softrma_qp_state(qp);
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+	if (!softrma_state_responds(softrma_qp_state(qp)))
 		res = SOFTRMA_RESP_DROPPED;	/* a QP that cannot receive */
 	else if (qp->on_wire)
 		res = SOFTRMA_RESP_DROPPED;	/* its peer speaks in packets */

@@ -309,6 +309,12 @@ static inline bool softrma_state_sends(enum ib_qp_state state)
 	return state == IB_QPS_RTS || state == IB_QPS_SQD;
 }
 
+/* The responder executes requests and answers them from RTR to SQD. */
+static inline bool softrma_state_responds(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS || state == IB_QPS_SQD;
+}
+
 static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;

@@ -31,7 +31,9 @@ int softrma_wire_create(struct softrma_qp *qp)
 	w->resp.last_op = ROCE_OP_NONE;
 	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);
 	INIT_WORK(&w->send_work, softrma_wire_send_work);
+	INIT_WORK(&w->answer_work, softrma_wire_answer_work);
 	qp->wire = w;
+	softrma_wire_answer_reset(qp);
 	return 0;
 }
 
@@ -61,7 +63,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
 		return 0;
 	if (qp->sq.index != w->next_index || w->resp.last_op != ROCE_OP_NONE ||
-	    w->resp.rqe_held)
+	    w->resp.rqe_held || softrma_wire_answer_pending(qp))
 		return -EBUSY;
 	return 0;
 }
@@ -92,6 +94,8 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->resp.epsn = qp->attr.rq_psn;
 		w->resp.nak_sent = false;
 	}
+	if (mask & (IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC))
+		softrma_wire_answer_reset(qp);
 	if (mask & IB_QP_SQ_PSN) {
 		w->send_psn = qp->attr.sq_psn;
 		w->comp_psn = w->send_psn;
@@ -118,6 +122,7 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 		return;
 	cancel_delayed_work_sync(&w->retrans_work);
 	cancel_work_sync(&w->send_work);
+	cancel_work_sync(&w->answer_work);
 	softrma_wire_release(qp);
 	softrma_wire_resp_abandon(qp, false);
 	kvfree(w->sqes);

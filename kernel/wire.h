@@ -10,6 +10,7 @@
 #ifndef SOFTRMA_WIRE_H
 #define SOFTRMA_WIRE_H
 
+#include "proto/rsrc.h"
 #include "proto/seq.h"
 #include "softrma.h"
 
@@ -20,6 +21,7 @@
 #define SOFTRMA_WIRE_ACK_EVERY	64	/* AckReq at least this often */
 #define SOFTRMA_WIRE_COMP_BUDGET 16	/* packets the completer sends itself */
 #define SOFTRMA_WIRE_RUN_PKTS	1024	/* packets one run sends, then a work */
+#define SOFTRMA_WIRE_ANSWER_PKTS 64	/* answers a run of the answer work sends */
 
 /* An SQ entry on the wire, from the time it is taken until it completes. */
 struct softrma_wqe {
@@ -46,12 +48,14 @@ struct softrma_wire_resp {
 	u64 length;			/* WRITE: the RETH's DMA length */
 	bool rqe_held;			/* qp->rqe is out of its ring, ours */
 	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
-	struct {
-		u32 psn;
-		u64 orig;
-	} atomic[SOFTRMA_MAX_RD_ATOMIC]; /* results, for duplicates */
-	u32 atomic_next;
-	u32 atomic_valid;
+	/* answers: READ responses and acknowledgements, in PSN order */
+	struct roce_rsrc_table rsrc;
+	struct softrma_sgl src;		/* the memory of resource src_id */
+	u32 src_id;
+	bool src_held;
+	bool ack_waits;			/* behind the resources' answers */
+	u8 ack_syndrome;
+	u32 ack_psn;
 };
 
 struct softrma_wire {
@@ -69,6 +73,7 @@ struct softrma_wire {
 	bool rewound;			/* since the last progress */
 	struct delayed_work retrans_work;
 	struct work_struct send_work;	/* the requester, kicked by the completer */
+	struct work_struct answer_work;	/* the responder's answers left to send */
 	struct softrma_wqe wqe[SOFTRMA_WIRE_WQES];
 	/* responder: under rq_lock */
 	struct softrma_wire_resp resp;
@@ -113,6 +118,13 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 			      const struct roce_pkt *pkt, const u8 *payload,
 			      const struct softrma_av *from);
 void softrma_wire_retrans_work(struct work_struct *work);
+
+/* wire_answer.c */
+void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn);
+void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget);
+void softrma_wire_answer_work(struct work_struct *work);
+void softrma_wire_answer_reset(struct softrma_qp *qp);
+bool softrma_wire_answer_pending(struct softrma_qp *qp);
 
 /* wire_resp.c */
 void softrma_wire_resp_packet(struct softrma_qp *qp,

@@ -3,10 +3,12 @@
  * The responder of connected QPs on the wire, packet by packet.  A packet
  * with the expected PSN is checked (opcode sequence, payload length, then
  * the QP's rights and the target memory) and executed; RC answers it as the
- * requester asked and NAKs what it cannot execute.  RC re-acknowledges
- * duplicate SENDs and WRITEs, executes duplicate READs again and replays
- * the saved result of duplicate atomics; a PSN beyond the expected one gets
- * a sequence NAK.  UC drops the message in progress on any gap or error.
+ * requester asked (wire_answer.c) and NAKs what it cannot execute.  READs,
+ * atomics, FLUSHes and ATOMIC WRITEs are kept as responder resources; a
+ * duplicate of one is answered again only when it asks for what was
+ * accepted, and nothing executes twice.  Duplicate SENDs and WRITEs are
+ * acknowledged again; a PSN beyond the expected one gets a sequence NAK.
+ * UC drops the message in progress on any gap or error.
  *
  * A SEND takes its receive WQE out of the ring with its first packet, so
  * that an SRQ shared by several QPs hands each message its own.  A UC
@@ -19,28 +21,6 @@ static void softrma_wire_resp_count(struct softrma_qp *qp,
 				    enum softrma_counter c)
 {
 	softrma_count(to_sdev(qp->ibqp.device), c);
-}
-
-/* An acknowledgement @op (ACK, ATOMIC_ACK) with @syndrome for @psn. */
-static void softrma_wire_resp_answer(struct softrma_qp *qp, u8 op, u8 syndrome,
-				     u32 psn, u64 atomic_orig)
-{
-	struct roce_pkt pkt = {
-		.opcode = ROCE_RC | op,
-		.dqpn = qp->attr.dest_qp_num,
-		.psn = psn,
-		.syndrome = syndrome,
-		.msn = qp->wire->resp.msn,
-		.atomic_orig = atomic_orig,
-	};
-
-	softrma_net_xmit(qp, &qp->path, &pkt, NULL, 0);
-}
-
-/* An ACK, RNR NAK or NAK (@syndrome) for @psn. */
-static void softrma_wire_resp_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
-{
-	softrma_wire_resp_answer(qp, ROCE_ACK, syndrome, psn, 0);
 }
 
 /* Ends the message in progress; a held receive stays for the next one. */
@@ -60,6 +40,7 @@ void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
+	softrma_wire_answer_reset(qp);
 	softrma_wire_resp_end_msg(r);
 	if (!r->rqe_held)
 		return;
@@ -179,7 +160,8 @@ static enum softrma_resp_result softrma_wire_resp_start_write(struct softrma_qp 
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	struct softrma_mr *mr;
 
-	if (!softrma_resp_allowed(qp, IB_WR_RDMA_WRITE))
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_WRITE) ||
+	    pkt->dma_len > SOFTRMA_MAX_MSG_SZ)
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	r->length = pkt->dma_len;
 	r->offset = 0;
@@ -230,64 +212,46 @@ static enum softrma_resp_result softrma_wire_resp_write(struct softrma_qp *qp,
 }
 
 /*
- * A READ request: the responses, with PSNs from the request's on.  A
- * duplicate is executed again; memory is checked again either way.
+ * Keeps the accepted request @pkt as a responder resource (with an
+ * atomic's result @orig), and answers it in its turn.
  */
+static enum softrma_resp_result softrma_wire_resp_keep(struct softrma_qp *qp,
+						       const struct roce_pkt *pkt,
+						       u64 orig)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	r->msn = roce_psn_add(r->msn, 1);
+	roce_rsrc_add(&r->rsrc, pkt, qp->wire->mtu, r->msn, orig);
+	softrma_wire_answer_run(qp, SOFTRMA_WIRE_COMP_BUDGET);
+	return SOFTRMA_RESP_ACK;
+}
+
+/* A READ request: its memory is checked now, and again as it is read. */
 static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 						       const struct roce_pkt *pkt)
 {
-	struct softrma_wire *w = qp->wire;
-	u32 n = roce_num_pkts(pkt->dma_len, w->mtu);
-	struct softrma_mr *mr = NULL;
-	struct softrma_sgl src = {};
+	struct softrma_mr *mr;
 
-	if (!softrma_resp_allowed(qp, IB_WR_RDMA_READ))
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_READ) ||
+	    pkt->dma_len > SOFTRMA_MAX_MSG_SZ)
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	if (pkt->dma_len) {
 		mr = softrma_resp_target(qp, pkt->rkey, pkt->va, pkt->dma_len,
 					 IB_WR_RDMA_READ);
 		if (!mr)
 			return SOFTRMA_RESP_NAK_ACCESS;
-		softrma_sgl_init_mr(&src, mr, pkt->va, pkt->dma_len);
-	}
-	if (pkt->psn == w->resp.epsn)
-		w->resp.msn = roce_psn_add(w->resp.msn, 1);
-	for (u32 i = 0; i < n; i++) {
-		u64 off = (u64)i * w->mtu;
-		struct roce_pkt resp = {
-			.opcode = ROCE_RC | roce_msg_op(ROCE_MSG_READ_RESP, false,
-							i == 0, i == n - 1),
-			.dqpn = qp->attr.dest_qp_num,
-			.psn = roce_psn_add(pkt->psn, i),
-			.syndrome = ROCE_AETH_ACK,
-			.msn = w->resp.msn,
-			.payload_len = min_t(u64, w->mtu, pkt->dma_len - off),
-		};
-
-		softrma_net_xmit(qp, &qp->path, &resp, &src, off);
-		cond_resched();
-	}
-	softrma_sgl_release(&src);
-	if (mr)
 		softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
+	}
+	return softrma_wire_resp_keep(qp, pkt, 0);
 }
 
-static void softrma_wire_resp_atomic_ack(struct softrma_qp *qp, u32 psn,
-					 u64 orig)
-{
-	softrma_wire_resp_answer(qp, ROCE_ATOMIC_ACK, ROCE_AETH_ACK, psn, orig);
-}
-
-/* An atomic executes once; its result is kept for duplicates. */
 static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 							 const struct roce_pkt *pkt,
 							 u8 op)
 {
-	struct softrma_wire_resp *r = &qp->wire->resp;
 	enum softrma_resp_result res;
 	struct softrma_mr *mr;
-	u32 slot;
 	u64 orig;
 
 	if (!softrma_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD))
@@ -296,37 +260,22 @@ static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 					IB_WR_ATOMIC_FETCH_AND_ADD, &res);
 	if (!mr)
 		return res;
-	slot = r->atomic_next++ % SOFTRMA_MAX_RD_ATOMIC;
 	orig = softrma_mr_atomic(mr, pkt->va, op == ROCE_CMP_SWAP,
 				 op == ROCE_CMP_SWAP ? pkt->compare :
 						       pkt->swap_add,
 				 pkt->swap_add);
 	softrma_mr_put(mr);
-	r->atomic[slot].psn = pkt->psn;
-	r->atomic[slot].orig = orig;
-	r->atomic_valid = min_t(u32, r->atomic_valid + 1, SOFTRMA_MAX_RD_ATOMIC);
-	r->msn = roce_psn_add(r->msn, 1);
-	softrma_wire_resp_atomic_ack(qp, pkt->psn, orig);
-	return SOFTRMA_RESP_ACK;
+	return softrma_wire_resp_keep(qp, pkt, orig);
 }
 
-/* FLUSH and ATOMIC WRITE are answered by an empty READ response. */
-static void softrma_wire_resp_empty_read_resp(struct softrma_qp *qp, u32 psn)
-{
-	softrma_wire_resp_answer(qp, ROCE_READ_RESP_ONLY, ROCE_AETH_ACK, psn, 0);
-}
-
+/* FLUSH and ATOMIC WRITE, once executed, are kept like READs. */
 static enum softrma_resp_result softrma_wire_resp_answered(struct softrma_qp *qp,
 							   const struct roce_pkt *pkt,
 							   enum softrma_resp_result res)
 {
-	struct softrma_wire_resp *r = &qp->wire->resp;
-
-	if (res == SOFTRMA_RESP_ACK) {
-		r->msn = roce_psn_add(r->msn, 1);
-		softrma_wire_resp_empty_read_resp(qp, pkt->psn);
-	}
-	return res;
+	if (res != SOFTRMA_RESP_ACK)
+		return res;
+	return softrma_wire_resp_keep(qp, pkt, 0);
 }
 
 /* ATOMIC WRITE: exactly 8 bytes, and a RETH that says so. */
@@ -410,29 +359,17 @@ static void softrma_wire_resp_duplicate(struct softrma_qp *qp,
 					const struct roce_pkt *pkt)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	u8 op = pkt->opcode & 0x1f;
 
 	softrma_wire_resp_count(qp, SOFTRMA_CNT_DUP_REQ);
-	if (op == ROCE_READ_REQ) {
-		softrma_wire_resp_read(qp, pkt);
-		return;
-	}
-	if (op == ROCE_CMP_SWAP || op == ROCE_FETCH_ADD) {
-		for (u32 i = 0; i < r->atomic_valid; i++)
-			if (r->atomic[i].psn == pkt->psn)
-				softrma_wire_resp_atomic_ack(qp, pkt->psn,
-							     r->atomic[i].orig);
-		return;
-	}
-	/* Executed once; answered again, as their responses may be lost. */
-	if (op == ROCE_FLUSH || op == ROCE_ATOMIC_WRITE) {
-		softrma_wire_resp_empty_read_resp(qp, pkt->psn);
+	if (roce_op_is_rd_atomic(pkt->opcode & 0x1f)) {
+		if (roce_rsrc_again(&r->rsrc, pkt, qp->wire->mtu))
+			softrma_wire_answer_run(qp, SOFTRMA_WIRE_COMP_BUDGET);
 		return;
 	}
 	/* As for new packets, only those that ask are acknowledged. */
 	if (pkt->ackreq)
-		softrma_wire_resp_ack(qp, ROCE_AETH_ACK,
-				      roce_psn_add(r->epsn, -1));
+		softrma_wire_answer_ack(qp, ROCE_AETH_ACK,
+					roce_psn_add(r->epsn, -1));
 }
 
 static u8 softrma_wire_resp_nak_syndrome(enum softrma_resp_result res)
@@ -460,7 +397,7 @@ static void softrma_wire_resp_out_of_seq(struct softrma_qp *qp, u32 psn)
 	softrma_wire_resp_count(qp, SOFTRMA_CNT_OUT_OF_SEQ);
 	if (!r->nak_sent || roce_psn_diff(psn, r->oos_psn) < 0 ||
 	    ++r->oos_pkts >= SOFTRMA_WIRE_ACK_EVERY) {
-		softrma_wire_resp_ack(qp, ROCE_AETH_NAK_PSN_SEQ, r->epsn);
+		softrma_wire_answer_ack(qp, ROCE_AETH_NAK_PSN_SEQ, r->epsn);
 		r->nak_sent = true;
 		r->oos_pkts = 0;
 	}
@@ -489,19 +426,19 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 	case SOFTRMA_RESP_ACK:
 		softrma_wire_resp_advance(qp, pkt);
 		if (pkt->ackreq && !roce_op_is_rd_atomic(op))
-			softrma_wire_resp_ack(qp, ROCE_AETH_ACK, pkt->psn);
+			softrma_wire_answer_ack(qp, ROCE_AETH_ACK, pkt->psn);
 		break;
 	case SOFTRMA_RESP_RNR_NAK:
 		/* It comes again: a message it began is not begun. */
 		if (r->last_op == ROCE_OP_NONE)
 			softrma_wire_resp_end_msg(r);
 		softrma_wire_resp_count(qp, SOFTRMA_CNT_SENT_RNR_NAK);
-		softrma_wire_resp_ack(qp, ROCE_AETH_RNR_NAK |
-				      qp->attr.min_rnr_timer, pkt->psn);
+		softrma_wire_answer_ack(qp, ROCE_AETH_RNR_NAK |
+					qp->attr.min_rnr_timer, pkt->psn);
 		break;
 	default:
-		softrma_wire_resp_ack(qp, softrma_wire_resp_nak_syndrome(res),
-				      pkt->psn);
+		softrma_wire_answer_ack(qp, softrma_wire_resp_nak_syndrome(res),
+					pkt->psn);
 		softrma_qp_set_error(qp);
 		break;
 	}
@@ -532,12 +469,9 @@ void softrma_wire_resp_packet(struct softrma_qp *qp,
 			      const struct roce_pkt *pkt, const u8 *payload,
 			      const struct softrma_av *from)
 {
-	enum ib_qp_state state;
-
 	mutex_lock(&qp->rq_lock);
-	state = softrma_qp_state(qp);
-	if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	     state == IB_QPS_SQD) && softrma_qp_from_peer(qp, from)) {
+	if (softrma_state_responds(softrma_qp_state(qp)) &&
+	    softrma_qp_from_peer(qp, from)) {
 		if (softrma_qp_is_reliable(qp))
 			softrma_wire_resp_rc(qp, pkt, payload);
 		else

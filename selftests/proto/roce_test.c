@@ -3,14 +3,15 @@
  * Unit tests of kernel/proto/roce.c in user space: header round trips for
  * every opcode, every truncation refused, unknown opcodes and transports,
  * pad counts, PSN arithmetic, message segmentation and sequencing
- * (kernel/proto/seq.c), and the ICRC of packets built by an
+ * (kernel/proto/seq.c), the responder resources (kernel/proto/rsrc.c),
+ * and the ICRC of packets built by an
  * independent implementation (icrc_vectors.py, zlib) on standard input, or
  * of packets captured on a link (--capture).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "seq.h"
+#include "rsrc.h"
 
 static int failures;
 
@@ -285,6 +286,126 @@ static void test_seq(void)
 	printf("# segmentation, opcode sequences (all 32 x 32), payload lengths, AETH kinds\n");
 }
 
+static struct roce_pkt read_req(u32 psn, u64 va, u32 len)
+{
+	return (struct roce_pkt) { .opcode = ROCE_READ_REQ, .psn = psn,
+				   .va = va, .rkey = 7, .dma_len = len };
+}
+
+/* Sends every answer left; returns how many, and checks they are in order. */
+static int answer_all(struct roce_rsrc_table *t, u32 *psns, int max)
+{
+	struct roce_rsrc *res;
+	struct roce_pkt pkt;
+	int n = 0;
+	u64 off;
+
+	while ((res = roce_rsrc_pending(t)) && n < max) {
+		roce_rsrc_answer(res, 1024, &pkt, &off);
+		psns[n++] = pkt.psn;
+	}
+	return n;
+}
+
+static void test_rsrc(void)
+{
+	struct roce_rsrc_table t;
+	struct roce_rsrc *res;
+	struct roce_pkt pkt, dup, atomic = { .opcode = ROCE_FETCH_ADD,
+		.psn = 0xffffff, .va = 64, .rkey = 7 };
+	u32 psns[64];
+	u64 off;
+	int n;
+
+	roce_rsrc_reset(&t, 0);
+	EXPECT(t.num == 1, "max_dest_rd_atomic 0 keeps one resource");
+	roce_rsrc_reset(&t, 4);
+	EXPECT(!roce_rsrc_pending(&t), "a new table has nothing to send");
+
+	/* A READ of 3000 bytes at MTU 1024: FIRST, MIDDLE, LAST. */
+	pkt = read_req(0xfffffe, 4096, 3000);
+	roce_rsrc_add(&t, &pkt, 1024, 5, 0);
+	res = roce_rsrc_pending(&t);
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_FIRST && pkt.psn == 0xfffffe &&
+	       pkt.payload_len == 1024 && off == 0 && pkt.msn == 5, "first");
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_MIDDLE && pkt.psn == 0xffffff, "middle");
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_LAST && pkt.psn == 0 &&
+	       pkt.payload_len == 952 && off == 2048, "last, across the PSN wrap");
+	EXPECT(!roce_rsrc_pending(&t), "all sent");
+
+	/* The requester asks again for the last two, as softrma's does. */
+	dup = read_req(0xffffff, 4096 + 1024, 3000 - 1024);
+	EXPECT(roce_rsrc_again(&t, &dup, 1024) == res, "a duplicate of its tail");
+	roce_rsrc_answer(roce_rsrc_pending(&t), 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_FIRST && pkt.psn == 0xffffff &&
+	       off == 1024, "answered again from its PSN, as a new message");
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_LAST && !roce_rsrc_pending(&t), "to its end");
+
+	/* Duplicates that ask for anything else get nothing. */
+	dup = read_req(0xffffff, 4096, 3000 - 1024);
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "another address");
+	dup = read_req(0xffffff, 4096 + 1024, 3000);
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "beyond the READ");
+	dup = read_req(0xfffffe, 4096, 3000);
+	dup.rkey = 8;
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "another key");
+	dup = read_req(1, 4096, 3000);
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "a PSN no READ took");
+	dup = atomic;
+	dup.psn = 0xfffffe;
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "an atomic at a READ's PSN");
+	EXPECT(!roce_rsrc_pending(&t), "none of them is answered");
+
+	/* An atomic: its result again, never executed twice. */
+	roce_rsrc_add(&t, &atomic, 1024, 6, 99);
+	n = answer_all(&t, psns, 64);
+	EXPECT(n == 1 && psns[0] == 0xffffff, "the atomic's answer");
+	EXPECT(roce_rsrc_again(&t, &atomic, 1024), "its duplicate");
+	res = roce_rsrc_pending(&t);
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_ATOMIC_ACK && pkt.atomic_orig == 99, "the saved result");
+
+	/* Answers in order, the oldest restarted first; one duplicate of
+	 * a READ whose answers are still to come changes nothing. */
+	roce_rsrc_reset(&t, 4);
+	for (u32 i = 0; i < 3; i++) {
+		pkt = read_req(10 * i, 0, 2048);
+		roce_rsrc_add(&t, &pkt, 1024, i, 0);
+	}
+	dup = read_req(11, 1024, 1024);
+	EXPECT(roce_rsrc_again(&t, &dup, 1024), "a READ not answered yet");
+	n = answer_all(&t, psns, 64);
+	EXPECT(n == 6 && psns[0] == 0 && psns[2] == 10 && psns[5] == 21,
+	       "each answer once, in order: %d", n);
+	dup = read_req(1, 1024, 1024);
+	roce_rsrc_again(&t, &dup, 1024);
+	n = answer_all(&t, psns, 64);
+	EXPECT(n == 1 && psns[0] == 1, "a restart answers only what was asked");
+
+	/* The table keeps max_dest_rd_atomic resources: a fifth READ pushes
+	 * out the first, answered or not. */
+	for (u32 i = 3; i < 5; i++) {
+		pkt = read_req(10 * i, 0, 2048);
+		roce_rsrc_add(&t, &pkt, 1024, i, 0);
+	}
+	dup = read_req(0, 0, 2048);
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "the oldest is gone");
+	n = answer_all(&t, psns, 64);
+	EXPECT(n == 4 && psns[0] == 30, "the two new ones: %d", n);
+	roce_rsrc_reset(&t, 2);
+	for (u32 i = 0; i < 3; i++) {
+		pkt = read_req(10 * i, 0, 2048);
+		roce_rsrc_add(&t, &pkt, 1024, i, 0);
+	}
+	n = answer_all(&t, psns, 64);
+	EXPECT(n == 4 && psns[0] == 10, "an unanswered oldest leaves unanswered: %d", n);
+	printf("# responder resources: answers in order, duplicates only of what was accepted\n");
+}
+
 /* usage: roce_test < vectors, or roce_test --capture N < captured packets */
 int main(int argc, char **argv)
 {
@@ -296,6 +417,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_psn();
 	test_seq();
+	test_rsrc();
 	test_icrc_rxe_flush();
 	test_icrc_vectors(100);
 	return failures ? 1 : 0;

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The answers of the responder of RC QPs on the wire.  READ responses,
+ * atomic acknowledgements and the empty responses of FLUSH and ATOMIC WRITE
+ * come from the QP's responder resources (proto/rsrc.c) in PSN order; an
+ * ACK, RNR NAK or sequence NAK waits behind them, as the requester takes
+ * an acknowledgement to cover everything before it.  The receive worker
+ * sends a few of them itself and leaves the rest to the QP's answer work,
+ * which sends SOFTRMA_WIRE_ANSWER_PKTS a run and queues itself again behind
+ * the other QPs' work: no request makes the receive worker send more than
+ * a few packets, and no QP's READs hold up the others'.
+ */
+
+#include <linux/build_bug.h>
+
+#include "wire.h"
+
+static_assert(SOFTRMA_MAX_RD_ATOMIC <= ROCE_RSRC_MAX);
+
+static void softrma_wire_answer_xmit(struct softrma_qp *qp,
+				     struct roce_pkt *pkt,
+				     const struct softrma_sgl *payload, u64 off)
+{
+	pkt->opcode |= ROCE_RC;
+	pkt->dqpn = qp->attr.dest_qp_num;
+	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
+}
+
+static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
+					u32 psn)
+{
+	struct roce_pkt pkt = {
+		.opcode = ROCE_ACK,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = qp->wire->resp.msn,
+	};
+
+	softrma_wire_answer_xmit(qp, &pkt, NULL, 0);
+}
+
+static void softrma_wire_answer_drop_source(struct softrma_wire_resp *r)
+{
+	softrma_sgl_release(&r->src);
+	r->src_held = false;
+}
+
+/*
+ * The memory READ @res answers from, checked again as it may have gone
+ * since the READ was accepted; false after a NAK, the QP in error.
+ */
+static bool softrma_wire_answer_source(struct softrma_qp *qp,
+				       const struct roce_rsrc *res)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+	struct softrma_mr *mr;
+
+	if (!res->len || (r->src_held && r->src_id == res->id))
+		return true;
+	softrma_wire_answer_drop_source(r);
+	mr = softrma_resp_target(qp, res->rkey, res->va, res->len,
+				 IB_WR_RDMA_READ);
+	if (!mr) {
+		softrma_wire_answer_ack(qp, ROCE_AETH_NAK_REM_ACCESS,
+					roce_psn_add(res->psn, res->next));
+		softrma_qp_set_error(qp);
+		return false;
+	}
+	softrma_sgl_init_mr(&r->src, mr, res->va, res->len);
+	softrma_mr_put(mr);
+	r->src_id = res->id;
+	r->src_held = true;
+	return true;
+}
+
+/*
+ * Sends at most @budget answers, oldest first, then the acknowledgement
+ * that waits behind them.  True when answers are left.
+ */
+static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+	struct roce_rsrc *res;
+
+	lockdep_assert_held(&qp->rq_lock);
+	while ((res = roce_rsrc_pending(&r->rsrc))) {
+		bool read = res->op == ROCE_READ_REQ;
+		struct roce_pkt pkt = {};
+		u64 off;
+
+		if (!budget--)
+			return true;
+		if (read && !softrma_wire_answer_source(qp, res))
+			return false;
+		roce_rsrc_answer(res, qp->wire->mtu, &pkt, &off);
+		softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL, off);
+	}
+	softrma_wire_answer_drop_source(r);
+	if (r->ack_waits) {
+		r->ack_waits = false;
+		softrma_wire_answer_ack_now(qp, r->ack_syndrome, r->ack_psn);
+	}
+	return false;
+}
+
+/*
+ * An ACK, RNR NAK or sequence NAK goes behind the answers that wait; a NAK
+ * that ends the connection goes at once, and nothing after it.  An RNR
+ * NAK that waits is not replaced by a sequence NAK for the same PSN, or
+ * the requester would send again at once rather than wait.
+ */
+void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	lockdep_assert_held(&qp->rq_lock);
+	if (roce_aeth_kind(syndrome) == ROCE_AETH_KIND_NAK &&
+	    roce_aeth_value(syndrome)) {
+		softrma_wire_answer_reset(qp);
+		softrma_wire_answer_ack_now(qp, syndrome, psn);
+		return;
+	}
+	if (!roce_rsrc_pending(&r->rsrc)) {
+		softrma_wire_answer_ack_now(qp, syndrome, psn);
+		return;
+	}
+	if (r->ack_waits && r->ack_psn == psn &&
+	    roce_aeth_kind(r->ack_syndrome) == ROCE_AETH_KIND_RNR)
+		return;
+	r->ack_waits = true;
+	r->ack_syndrome = syndrome;
+	r->ack_psn = psn;
+}
+
+/* Sends at most @budget answers and leaves the rest to the answer work. */
+void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget)
+{
+	if (softrma_wire_answer_send(qp, budget) && !READ_ONCE(qp->dying))
+		queue_work(system_unbound_wq, &qp->wire->answer_work);
+}
+
+void softrma_wire_answer_work(struct work_struct *work)
+{
+	struct softrma_wire *w = container_of(work, struct softrma_wire,
+					      answer_work);
+	struct softrma_qp *qp = w->qp;
+
+	mutex_lock(&qp->rq_lock);
+	if (softrma_state_responds(softrma_qp_state(qp)))
+		softrma_wire_answer_run(qp, SOFTRMA_WIRE_ANSWER_PKTS);
+	mutex_unlock(&qp->rq_lock);
+}
+
+/* Forgets the resources and what they had to send, for a new connection too. */
+void softrma_wire_answer_reset(struct softrma_qp *qp)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	roce_rsrc_reset(&r->rsrc, qp->attr.max_dest_rd_atomic);
+	softrma_wire_answer_drop_source(r);
+	r->ack_waits = false;
+}
+
+bool softrma_wire_answer_pending(struct softrma_qp *qp)
+{
+	return roce_rsrc_pending(&qp->wire->resp.rsrc) || qp->wire->resp.ack_waits;
+}
