@@ -70,9 +70,11 @@ for t in $TESTS; do
 	i=$((i + 1))
 	name="selftests: softrma: $t"
 	echo "# $name"
+	start=$(date +%s)
 	timeout -k 5 "$TEST_TIMEOUT" sh "selftests/$t" >/tmp/test.out 2>&1
 	rc=$?
 	sed 's/^\([^#]\)/# \1/' /tmp/test.out
+	echo "# $t: $(($(date +%s) - start)) s"
 	teardown || rc=1
 	ip -o link show type dummy 2>/dev/null | awk -F': ' '{ print $2 }' |
 		while read -r d; do ip link del "$d"; done
