@@ -105,9 +105,10 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 
 /*
  * An ACK, RNR NAK or sequence NAK goes behind the answers that wait; a NAK
- * that ends the connection goes at once, and nothing after it.  An RNR
- * NAK that waits is not replaced by a sequence NAK for the same PSN, or
- * the requester would send again at once rather than wait.
+ * that ends the connection goes at once, and nothing after it.  A NAK that
+ * waits stands until a later PSN is answered: an ACK for a duplicate, or
+ * another NAK for its PSN, would have the requester send again at once
+ * rather than wait out an RNR NAK, or not at all.
  */
 void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 {
@@ -124,8 +125,9 @@ void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 		softrma_wire_answer_ack_now(qp, syndrome, psn);
 		return;
 	}
-	if (r->ack_waits && r->ack_psn == psn &&
-	    roce_aeth_kind(r->ack_syndrome) == ROCE_AETH_KIND_RNR)
+	if (r->ack_waits &&
+	    roce_aeth_kind(r->ack_syndrome) != ROCE_AETH_KIND_ACK &&
+	    roce_psn_diff(psn, r->ack_psn) <= 0)
 		return;
 	r->ack_waits = true;
 	r->ack_syndrome = syndrome;
