@@ -39,16 +39,22 @@ provider_abi() {
 if provider_abi; then result ok "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"
 else result fail "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"; fi
 
-# The pure protocol code, in user space: unit tests under ASan and UBSan
-# (with ICRC vectors from zlib), then a bounded libFuzzer run.
+# The pure protocol code and the provider's checks, in user space: unit
+# tests under ASan and UBSan (with ICRC vectors from zlib), then a bounded
+# libFuzzer run over the parser.
 mkdir -p build
-if make -s --no-print-directory -C selftests/proto test > build/proto-test.log 2>&1; then
-	sed 's/^/[proto] /' build/proto-test.log | grep '#'
-	result ok "proto: codec unit tests, ICRC against zlib"
-else
-	cat build/proto-test.log
-	result fail "proto: codec unit tests, ICRC against zlib"
-fi
+# host_test DIR WHAT: "make test" in selftests/DIR, in user space.
+host_test() {
+	if make -s --no-print-directory -C "selftests/$1" test > "build/$1-test.log" 2>&1; then
+		sed "s/^/[$1] /" "build/$1-test.log" | grep '#'
+		result ok "$1: $2"
+	else
+		cat "build/$1-test.log"
+		result fail "$1: $2"
+	fi
+}
+host_test proto "codec unit tests, ICRC against zlib"
+host_test provider "ring geometry checks"
 if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
 		> build/proto-fuzz.log 2>&1; then
 	result ok "proto: ${FUZZ_SECONDS} s of libFuzzer over the packet parser: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log)"

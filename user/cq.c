@@ -12,12 +12,12 @@
 #include "softrma.h"
 
 int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
-		     uint32_t num, uint32_t stride)
+		     uint32_t num, uint32_t stride, size_t entry_bytes)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 
-	if (!num || (num & (num - 1)))
-		return EINVAL;
+	if (!softrma_ring_geometry_ok(num, stride, entry_bytes))
+		return EPROTO;
 	ring->map_len = (SOFTRMA_RING_BYTES(num, stride) + page - 1) & ~(page - 1);
 	ring->map = mmap(NULL, ring->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 cmd_fd, key);
@@ -40,7 +40,8 @@ static int softrma_cq_map(struct softrma_cq *cq, int cmd_fd,
 			  const struct softrma_create_cq_resp *drv)
 {
 	int ret = softrma_ring_map(&cq->ring, cmd_fd, drv->mmap_key,
-				   drv->num_entries, sizeof(struct softrma_cqe));
+				   drv->num_entries, sizeof(struct softrma_cqe),
+				   sizeof(struct softrma_cqe));
 
 	if (!ret)
 		pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);

@@ -25,16 +25,20 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 #define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 static int softrma_qp_map(struct softrma_qp *qp, int cmd_fd,
-			  const struct softrma_create_qp_resp *drv)
+			  const struct softrma_create_qp_resp *drv,
+			  const struct ibv_qp_cap *cap)
 {
 	int ret;
 
 	ret = softrma_ring_map(&qp->sq, cmd_fd, drv->sq_mmap_key,
-			       drv->sq_entries, drv->sq_stride);
+			       drv->sq_entries, drv->sq_stride,
+			       softrma_sqe_bytes(cap->max_send_sge,
+						 cap->max_inline_data));
 	if (ret)
 		return ret;
 	ret = softrma_ring_map(&qp->rq, cmd_fd, drv->rq_mmap_key,
-			       drv->rq_entries, drv->rq_stride);
+			       drv->rq_entries, drv->rq_stride,
+			       softrma_rqe_bytes(cap->max_recv_sge));
 	if (ret)
 		softrma_ring_unmap(&qp->sq);
 	return ret;
@@ -73,7 +77,7 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 	/* Set after the command, which initialises comp_mask. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->vqp.comp_mask |= VERBS_QP_EX;
-	ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv);
+	ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv, &core.cap);
 	if (ret)
 		goto err_destroy;
 	qp->cap = attr->cap;

@@ -17,8 +17,34 @@ struct softrma_ring {
 	uint32_t index;		/* ours: producer of SQ/RQ, consumer of CQ */
 };
 
+/*
+ * The kernel's geometry for a ring whose entries the provider fills up to
+ * @entry_bytes: a power-of-two number of entries, each at least that large.
+ * Anything else (another softrma.ko's ABI, a kernel bug) would have the
+ * provider write past an entry, and past the mapping at the last one.
+ */
+static inline int softrma_ring_geometry_ok(uint32_t num, uint32_t stride,
+					   size_t entry_bytes)
+{
+	return num && !(num & (num - 1)) && stride >= entry_bytes;
+}
+
+/* The bytes an SQ entry may take: @max_sge SGEs or @max_inline bytes. */
+static inline size_t softrma_sqe_bytes(uint32_t max_sge, uint32_t max_inline)
+{
+	size_t sges = (size_t)max_sge * sizeof(struct softrma_sge);
+
+	return sizeof(struct softrma_sqe) + (sges > max_inline ? sges : max_inline);
+}
+
+static inline size_t softrma_rqe_bytes(uint32_t max_sge)
+{
+	return sizeof(struct softrma_rqe) + (size_t)max_sge * sizeof(struct softrma_sge);
+}
+
+/* EPROTO when the geometry does not hold entries of @entry_bytes. */
 int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
-		     uint32_t num, uint32_t stride);
+		     uint32_t num, uint32_t stride, size_t entry_bytes);
 void softrma_ring_unmap(struct softrma_ring *ring);
 
 static inline void *softrma_ring_entry(struct softrma_ring *ring, uint32_t index)

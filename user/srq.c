@@ -25,7 +25,8 @@ struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
 		goto err_free;
 	ret = softrma_ring_map(&srq->ring, pd->context->cmd_fd,
 			       resp.drv.mmap_key, resp.drv.num_entries,
-			       resp.drv.stride);
+			       resp.drv.stride,
+			       softrma_rqe_bytes(attr->attr.max_sge));
 	if (ret) {
 		ibv_cmd_destroy_srq(&srq->ibsrq);
 		goto err_free;
