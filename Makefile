@@ -43,8 +43,14 @@ LIBDIR ?= /usr/lib/x86_64-linux-gnu
 all: modules user tests
 
 # Kbuild writes its objects beside the sources, so every kernel gets its own
-# tree of links to them.
-modules:
+# tree of links to them.  Kbuild runs only when a source is newer than the
+# module (entering it costs minutes in a TCG guest's "make install"), or
+# always for W= and C=, whose point is to see its diagnostics.
+KSRCS := $(shell cd $(SRC) && find Kbuild kernel include -type f \( -name '*.[ch]' -o -name Kbuild \))
+
+modules: $(BUILD)/softrma.ko
+
+$(BUILD)/softrma.ko: $(KSRCS) Makefile $(if $(W)$(C),FORCE)
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run 'make deps'"; exit 1; }
 	@mkdir -p $(BUILD)/src
 	@find $(BUILD)/src -xtype l -delete

@@ -71,7 +71,10 @@ for t in $TESTS; do
 	name="selftests: softrma: $t"
 	echo "# $name"
 	start=$(date +%s)
-	timeout -k 5 "$TEST_TIMEOUT" sh "selftests/$t" >/tmp/test.out 2>&1
+	# A test may ask for more time with a line "# timeout: N s".
+	limit=$(sed -n 's/^# timeout: \([0-9][0-9]*\) s.*/\1/p' "selftests/$t")
+	limit=${limit:-$TEST_TIMEOUT}
+	timeout -k 5 "$limit" sh "selftests/$t" >/tmp/test.out 2>&1
 	rc=$?
 	sed 's/^\([^#]\)/# \1/' /tmp/test.out
 	echo "# $t: $(($(date +%s) - start)) s"
@@ -81,7 +84,7 @@ for t in $TESTS; do
 	case $rc in
 	0) echo "ok $i $name" ;;
 	4) echo "ok $i $name # SKIP" ;;
-	124) echo "not ok $i $name # TIMEOUT ${TEST_TIMEOUT}s"; nfail=$((nfail + 1)) ;;
+	124) echo "not ok $i $name # TIMEOUT ${limit}s"; nfail=$((nfail + 1)) ;;
 	*) echo "not ok $i $name # exit=$rc"; nfail=$((nfail + 1)) ;;
 	esac
 done

@@ -4,6 +4,7 @@
 # in-tree driver: "rdma link add" autoloads the module, and libibverbs finds
 # the provider with no RDMAV_DRIVERS.  The guest's root is a tmpfs overlay,
 # so installing there is real and leaves the host alone.
+# timeout: 600 s (modules_install enters Kbuild: minutes under TCG)
 . "$(dirname "$0")/../lib.sh"
 unset RDMAV_DRIVERS
 
