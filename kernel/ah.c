@@ -11,8 +11,6 @@
 
 #include "softrma.h"
 
-#define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
-
 void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
@@ -30,13 +28,18 @@ static int softrma_ah_publish(struct softrma_dev *sdev, struct softrma_ah *ah,
 	unsigned long flags;
 	int err;
 
+	err = softrma_obj_add(sdev, SOFTRMA_OBJ_AH);
+	if (err)
+		return err;
 	xa_lock_irqsave(&sdev->ah_xa, flags);
 	err = __xa_alloc_cyclic(&sdev->ah_xa, &ah->num, ah,
 				XA_LIMIT(1, SOFTRMA_AH_NUM_MAX), &sdev->ah_next,
 				sleepable ? GFP_KERNEL : GFP_ATOMIC);
 	xa_unlock_irqrestore(&sdev->ah_xa, flags);
-	if (err < 0)
+	if (err < 0) {
+		softrma_obj_del(sdev, SOFTRMA_OBJ_AH);
 		return err == -EBUSY ? -ENOMEM : err;
+	}
 	return 0;
 }
 
@@ -77,6 +80,7 @@ int softrma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	xa_lock_irqsave(&sdev->ah_xa, irqflags);
 	__xa_erase(&sdev->ah_xa, to_sah(ibah)->num);
 	xa_unlock_irqrestore(&sdev->ah_xa, irqflags);
+	softrma_obj_del(sdev, SOFTRMA_OBJ_AH);
 	return 0;
 }
 

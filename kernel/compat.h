@@ -10,6 +10,15 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/softrma-abi.h>
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#include <linux/mm.h>
+/* 6.3 made the VMA's flags private to these helpers. */
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
 /* 6.12 remembers that "rdma link add" chose the name; 6.1 has no such flag. */
 static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)

@@ -11,29 +11,16 @@
 #include "compat.h"
 #include "softrma.h"
 
-int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		      struct softrma_create_cq_arg *arg)
+static int softrma_cq_init_queue(struct softrma_cq *cq, u32 num,
+				 struct ib_udata *udata)
 {
-	struct ib_udata *udata = softrma_create_cq_udata(arg);
-	struct softrma_cq *cq = to_scq(ibcq);
 	struct softrma_create_cq_resp resp = {};
 	struct softrma_ucontext *uctx;
-	u32 num;
 	int err;
 
-	if (attr->flags)
-		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe > SOFTRMA_MAX_CQE ||
-	    attr->comp_vector >= ibcq->device->num_comp_vectors)
-		return -EINVAL;
-	spin_lock_init(&cq->lock);
-	num = roundup_pow_of_two(attr->cqe);
-	if (!udata) {
-		err = softrma_queue_init(&cq->queue, NULL, num,
-					 sizeof(struct ib_wc), NULL);
-		ibcq->cqe = num;
-		return err;
-	}
+	if (!udata)
+		return softrma_queue_init(&cq->queue, NULL, num,
+					  sizeof(struct ib_wc), NULL);
 
 	if (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
 	    udata->outlen < sizeof(resp))
@@ -43,7 +30,6 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 				 sizeof(struct softrma_cqe), &resp.mmap_key);
 	if (err)
 		return err;
-	ibcq->cqe = num;
 	resp.num_entries = num;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
@@ -51,9 +37,37 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return err;
 }
 
+int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct softrma_create_cq_arg *arg)
+{
+	struct softrma_dev *sdev = to_sdev(ibcq->device);
+	struct softrma_cq *cq = to_scq(ibcq);
+	u32 num;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SOFTRMA_MAX_CQE ||
+	    attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	err = softrma_obj_add(sdev, SOFTRMA_OBJ_CQ);
+	if (err)
+		return err;
+	spin_lock_init(&cq->lock);
+	num = roundup_pow_of_two(attr->cqe);
+	err = softrma_cq_init_queue(cq, num, softrma_create_cq_udata(arg));
+	if (err) {
+		softrma_obj_del(sdev, SOFTRMA_OBJ_CQ);
+		return err;
+	}
+	ibcq->cqe = num;
+	return 0;
+}
+
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	softrma_queue_destroy(&to_scq(ibcq)->queue);
+	softrma_obj_del(to_sdev(ibcq->device), SOFTRMA_OBJ_CQ);
 	return 0;
 }
 

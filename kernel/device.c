@@ -63,26 +63,28 @@ static int softrma_query_device(struct ib_device *ibdev,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_pd = SOFTRMA_MAX_PD;
-	attr->max_mr = SOFTRMA_MAX_MR;
+	attr->max_pd = softrma_limit(SOFTRMA_OBJ_PD);
+	attr->max_mr = softrma_limit(SOFTRMA_OBJ_MR);
 	attr->max_mr_size = SOFTRMA_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_qp = SOFTRMA_MAX_QP;
+	attr->max_qp = softrma_limit(SOFTRMA_OBJ_QP);
 	attr->max_qp_wr = SOFTRMA_MAX_QP_WR;
 	attr->max_send_sge = SOFTRMA_MAX_SGE;
 	attr->max_recv_sge = SOFTRMA_MAX_SGE;
 	attr->max_sge_rd = SOFTRMA_MAX_SGE;
-	attr->max_cq = SOFTRMA_MAX_CQ;
+	attr->max_cq = softrma_limit(SOFTRMA_OBJ_CQ);
 	attr->max_cqe = SOFTRMA_MAX_CQE;
 	attr->max_qp_rd_atom = SOFTRMA_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SOFTRMA_MAX_RD_ATOMIC;
-	attr->max_res_rd_atom = SOFTRMA_MAX_RD_ATOMIC * SOFTRMA_MAX_QP;
+	attr->max_res_rd_atom = min_t(u64, (u64)SOFTRMA_MAX_RD_ATOMIC *
+					   attr->max_qp, INT_MAX);
 	attr->atomic_cap = IB_ATOMIC_HCA;
-	attr->max_srq = SOFTRMA_MAX_SRQ;
+	attr->max_srq = softrma_limit(SOFTRMA_OBJ_SRQ);
 	attr->max_srq_wr = SOFTRMA_MAX_QP_WR;
 	attr->max_srq_sge = SOFTRMA_MAX_SGE;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
+	attr->max_ah = softrma_limit(SOFTRMA_OBJ_AH);
 	attr->max_pkeys = 1;
 	attr->max_mcast_grp = SOFTRMA_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SOFTRMA_MAX_MCAST_QP_ATTACH;
@@ -178,6 +180,7 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	struct softrma_dev *sdev = to_sdev(ibdev);
 
 	softrma_list_del(sdev);
+	softrma_objs_check_empty(sdev);
 	WARN_ON(!xa_empty(&sdev->mr_xa));
 	xa_destroy(&sdev->mr_xa);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
@@ -266,7 +269,6 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	struct ib_device *ibdev = &sdev->ib_dev;
 
 	INIT_LIST_HEAD(&sdev->list);
-	atomic_set(&sdev->num_pd, 0);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);

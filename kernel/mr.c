@@ -19,7 +19,6 @@
 #include "cache.h"
 #include "softrma.h"
 
-#define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)
 /* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -31,7 +30,8 @@ static int softrma_mr_collect_pages(struct softrma_mr *mr)
 	unsigned long i = 0;
 
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   softrma_gfp(true));
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
@@ -48,11 +48,16 @@ static int softrma_mr_assign_key(struct softrma_dev *sdev,
 	u32 index;
 	int err;
 
+	err = softrma_obj_add(sdev, SOFTRMA_OBJ_MR);
+	if (err)
+		return err;
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
 			      XA_LIMIT(1, SOFTRMA_MR_INDEX_MAX),
 			      &sdev->mr_next, GFP_KERNEL);
-	if (err < 0)
+	if (err < 0) {
+		softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 		return err == -EBUSY ? -ENOMEM : err;
+	}
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
@@ -217,9 +222,11 @@ static void softrma_mr_unref(struct softrma_mr *mr)
  */
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	struct softrma_dev *sdev = to_sdev(ibmr->device);
 	struct softrma_mr *mr = to_smr(ibmr);
 
-	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
+	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 	softrma_users_drain(&mr->users);
 	softrma_mr_unref(mr);
 	return 0;

@@ -5,17 +5,11 @@
 
 int softrma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct softrma_dev *sdev = to_sdev(ibpd->device);
-
-	if (atomic_inc_return(&sdev->num_pd) > SOFTRMA_MAX_PD) {
-		atomic_dec(&sdev->num_pd);
-		return -ENOMEM;
-	}
-	return 0;
+	return softrma_obj_add(to_sdev(ibpd->device), SOFTRMA_OBJ_PD);
 }
 
 int softrma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&to_sdev(ibpd->device)->num_pd);
+	softrma_obj_del(to_sdev(ibpd->device), SOFTRMA_OBJ_PD);
 	return 0;
 }

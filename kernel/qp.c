@@ -8,7 +8,6 @@
 
 #include "softrma.h"
 
-#define SOFTRMA_QPN_MAX		(SOFTRMA_MCAST_QPN - 1)
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH)
@@ -119,6 +118,7 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 		rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
 	struct ib_ucontext *ibuc = uctx ? &uctx->ibuc : NULL;
 	struct ib_qp_cap *cap = &init->cap;
+	gfp_t gfp = softrma_gfp(udata);
 	u32 sq_stride, rq_stride;
 	int err;
 
@@ -130,9 +130,9 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 	rq_stride = sizeof(struct softrma_rqe) +
 		    cap->max_recv_sge * sizeof(struct softrma_sge);
 
-	qp->sqe = kzalloc(sq_stride, GFP_KERNEL);
+	qp->sqe = kzalloc(sq_stride, gfp);
 	/* Large enough for an SRQ's entries too. */
-	qp->rqe = kzalloc(struct_size(qp->rqe, sge, SOFTRMA_MAX_SGE), GFP_KERNEL);
+	qp->rqe = kzalloc(struct_size(qp->rqe, sge, SOFTRMA_MAX_SGE), gfp);
 	if (!qp->sqe || !qp->rqe)
 		return -ENOMEM;
 
@@ -207,6 +207,9 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (udata && (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
 		      udata->outlen < sizeof(resp)))
 		return -EINVAL;
+	err = softrma_obj_add(sdev, SOFTRMA_OBJ_QP);
+	if (err)
+		return err;
 
 	mutex_init(&qp->sq_lock);
 	mutex_init(&qp->rq_lock);
@@ -248,6 +251,7 @@ err_queues:
 err_free:
 	kfree(qp->sqe);
 	kfree(qp->rqe);
+	softrma_obj_del(sdev, SOFTRMA_OBJ_QP);
 	return err;
 }
 
@@ -443,5 +447,6 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softrma_queue_destroy(&qp->sq);
 	kfree(qp->sqe);
 	kfree(qp->rqe);
+	softrma_obj_del(sdev, SOFTRMA_OBJ_QP);
 	return 0;
 }

@@ -5,7 +5,8 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "queue.h"
+#include "compat.h"
+#include "softrma.h"
 
 /* Owns a user ring's buffer, so that a mapping in progress keeps it alive. */
 struct softrma_mmap_entry {
@@ -22,10 +23,11 @@ int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
 		       u32 num, u32 stride, u64 *mmap_key)
 {
 	size_t bytes = softrma_queue_bytes(num, stride);
+	gfp_t gfp = softrma_gfp(uctx);
 	void *buf;
 	int err;
 
-	buf = vmalloc_user(bytes);
+	buf = __vmalloc(bytes, gfp | __GFP_ZERO);
 	if (!buf)
 		return -ENOMEM;
 	q->hdr = buf;
@@ -37,7 +39,7 @@ int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
 	if (!uctx)
 		return 0;
 
-	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	q->mmap = kzalloc(sizeof(*q->mmap), gfp);
 	if (!q->mmap) {
 		err = -ENOMEM;
 		goto err_free;
@@ -66,6 +68,25 @@ void softrma_queue_destroy(struct softrma_queue *q)
 	q->hdr = NULL;
 }
 
+/*
+ * What remap_vmalloc_range() does for vmalloc_user() memory, which cannot be
+ * charged to a cgroup.  The core checked that the VMA is the entry's size.
+ */
+static int softrma_mmap_ring(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long addr;
+	int err;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		err = vm_insert_page(vma, addr, vmalloc_to_page(buf));
+		if (err)
+			return err;
+		buf += PAGE_SIZE;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 int softrma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
@@ -76,7 +97,7 @@ int softrma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!rentry)
 		return -EINVAL;
 	entry = container_of(rentry, struct softrma_mmap_entry, rentry);
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	err = softrma_mmap_ring(vma, entry->buf);
 	rdma_user_mmap_entry_put(rentry);
 	return err;
 }

@@ -16,23 +16,34 @@
 
 #define SOFTRMA_PORT		1
 #define SOFTRMA_GID_TBL_LEN	1024
-#define SOFTRMA_MAX_PD		0x7ff0
 #define SOFTRMA_MAX_MSG_SZ	0x80000000U
-#define SOFTRMA_MAX_MR		0x100000
 #define SOFTRMA_MAX_MR_SIZE	(1ULL << 36)
-#define SOFTRMA_MAX_CQ		0x10000
 #define SOFTRMA_MAX_CQE		0x10000
-#define SOFTRMA_MAX_QP		0x10000
 #define SOFTRMA_MAX_QP_WR	0x4000
 #define SOFTRMA_MAX_SGE		16
 #define SOFTRMA_MAX_INLINE	256
 #define SOFTRMA_MAX_RD_ATOMIC	128
-#define SOFTRMA_MAX_SRQ		0x10000
 #define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
 #define SOFTRMA_MCAST_QPN	0xffffff	/* the destination of multicasts */
+#define SOFTRMA_QPN_MAX		(SOFTRMA_MCAST_QPN - 1)
+#define SOFTRMA_QPN_COUNT	(SOFTRMA_QPN_MAX - SOFTRMA_FIRST_QPN + 2) /* + GSI */
+#define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)	/* keys: index << 8 */
+#define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
 #define SOFTRMA_MAX_MCAST_GRP	8192
 #define SOFTRMA_MAX_MCAST_QP_ATTACH	56
 #define SOFTRMA_FW_VER		"0.1.0"
+
+/*
+ * Memory a user object needs (rings, page arrays, wire state): charged to
+ * the creator's memory cgroup, and beyond its limit the verb fails with
+ * ENOMEM instead of calling the OOM killer.  Kernel consumers' objects are
+ * the kernel's.
+ */
+static inline gfp_t softrma_gfp(bool user)
+{
+	return user ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN :
+		      GFP_KERNEL;
+}
 
 /*
  * Users of an object that lookups can find (MRs by key, QPs by number): its
@@ -68,6 +79,17 @@ static inline void softrma_users_drain(struct softrma_users *users)
 	wait_for_completion(&users->idle);
 }
 
+/* Objects a device counts against its limits (limits.c). */
+enum softrma_obj {
+	SOFTRMA_OBJ_PD,
+	SOFTRMA_OBJ_QP,
+	SOFTRMA_OBJ_CQ,
+	SOFTRMA_OBJ_SRQ,
+	SOFTRMA_OBJ_MR,
+	SOFTRMA_OBJ_AH,
+	SOFTRMA_OBJ_NUM
+};
+
 /* The port's counters (stats.c). */
 enum softrma_counter {
 	SOFTRMA_CNT_SENT_PKTS,
@@ -95,7 +117,7 @@ struct softrma_dev {
 	netdevice_tracker netdev_tracker;
 	struct list_head list;		/* on softrma_devices, see main.c */
 	enum ib_port_state port_state;	/* last state reported; under RTNL */
-	atomic_t num_pd;
+	atomic_t objs[SOFTRMA_OBJ_NUM];	/* see limits.c */
 	struct xarray mr_xa;		/* key index -> softrma_mr */
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
 	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
@@ -358,6 +380,12 @@ void softrma_list_del(struct softrma_dev *sdev);
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid);
 struct softrma_dev *softrma_get_dev_by_ifindex(struct net *net, int ifindex);
+
+/* limits.c */
+u32 softrma_limit(enum softrma_obj obj);
+int softrma_obj_add(struct softrma_dev *sdev, enum softrma_obj obj);
+void softrma_obj_del(struct softrma_dev *sdev, enum softrma_obj obj);
+void softrma_objs_check_empty(struct softrma_dev *sdev);
 
 /* stats.c */
 struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -25,6 +25,10 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	    udata->outlen < sizeof(resp))
 		return -EINVAL;
 
+	err = softrma_obj_add(to_sdev(ibsrq->device), SOFTRMA_OBJ_SRQ);
+	if (err)
+		return err;
+
 	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
 	mutex_init(&srq->lock);
 	srq->max_sge = max(attr->max_sge, 1U);
@@ -35,14 +39,20 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				 srq->max_sge * sizeof(struct softrma_sge),
 				 &resp.mmap_key);
 	if (err)
-		return err;
+		goto err_count;
 	attr->max_wr = srq->queue.num;
 	attr->max_sge = srq->max_sge;
 	resp.num_entries = srq->queue.num;
 	resp.stride = srq->queue.stride;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
-		softrma_queue_destroy(&srq->queue);
+		goto err_queue;
+	return 0;
+
+err_queue:
+	softrma_queue_destroy(&srq->queue);
+err_count:
+	softrma_obj_del(to_sdev(ibsrq->device), SOFTRMA_OBJ_SRQ);
 	return err;
 }
 
@@ -77,6 +87,7 @@ int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int softrma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	softrma_queue_destroy(&to_ssrq(ibsrq)->queue);
+	softrma_obj_del(to_sdev(ibsrq->device), SOFTRMA_OBJ_SRQ);
 	return 0;
 }
 

@@ -13,14 +13,15 @@
 
 int softrma_wire_create(struct softrma_qp *qp)
 {
+	gfp_t gfp = softrma_gfp(!qp->kernel);
 	struct softrma_wire *w;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
 		return 0;
-	w = kvzalloc(sizeof(*w), GFP_KERNEL);
+	w = kvzalloc(sizeof(*w), gfp);
 	if (!w)
 		return -ENOMEM;
-	w->sqes = kvmalloc_array(SOFTRMA_WIRE_WQES, qp->sq.stride, GFP_KERNEL);
+	w->sqes = kvmalloc_array(SOFTRMA_WIRE_WQES, qp->sq.stride, gfp);
 	if (!w->sqes) {
 		kvfree(w);
 		return -ENOMEM;

@@ -21,6 +21,7 @@ device/bad_input.sh
 device/link_cycles.sh
 device/netdev_unregister.sh
 device/reg_mr.sh
+device/limits.sh
 device/rc_ops.sh
 device/tools.sh
 device/ud_ops.sh
@@ -42,6 +43,7 @@ device/netdevs.sh
 device/netns.sh
 device/kill_peer.sh
 device/unload_busy.sh
+device/stress.sh
 device/install.sh
 "}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
