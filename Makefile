@@ -7,6 +7,8 @@
 # make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
 # make bench      perftest on softrma and rdma_rxe in one guest, as ratios
 # make fuzz       libFuzzer over the RoCEv2 packet parser (FUZZ_SECONDS=600)
+# make debug-kernel  build 6.12 with KASAN, lockdep, kmemleak, UBSAN (once per
+#                 machine) and install it for `make check KVERS=<its name>`
 # make install    install module (with depmod) and provider on this host
 #
 # The module is installed unsigned (distribution kernels taint, and refuse it
@@ -14,12 +16,13 @@
 #
 # KVER selects the kernel; by default the running kernel if its build tree is
 # installed, else the oldest installed Debian kernel.  `make check` runs on
-# every installed kernel (KVERS) unless KVER is given.  C=2 and W=1 reach
-# Kbuild unchanged.
+# every installed generic Debian kernel (KVERS) unless KVER or KVERS is
+# given: the PREEMPT_RT flavour and `make debug-kernel`'s kernel are run by
+# name (make check KVERS=...).  C=2 and W=1 reach Kbuild unchanged.
 
 SRC := $(CURDIR)
-KVERS_ALL := $(shell ls -d /lib/modules/*/build 2>/dev/null | \
-		cut -d/ -f4 | sort -V | \
+KVERS_ALL := $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | \
+		cut -d/ -f4 | grep -v -- '-rt-amd64$$' | sort -V | \
 		while read k; do [ -e /boot/vmlinuz-$$k ] && echo $$k; done)
 ifeq ($(origin KVER),undefined)
   ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
@@ -38,7 +41,7 @@ DESTDIR ?=
 LIBDIR ?= /usr/lib/x86_64-linux-gnu
 
 .PHONY: all modules modules-all user tests deps check run bench install \
-	fuzz clean FORCE
+	debug-kernel fuzz clean FORCE
 
 all: modules user tests
 
@@ -75,6 +78,9 @@ deps:
 
 check: user tests
 	@KVERS="$(KVERS)" sh selftests/check.sh
+
+debug-kernel:
+	sh scripts/debug-kernel.sh
 
 fuzz:
 	$(MAKE) -C selftests/proto fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)
