@@ -40,6 +40,7 @@ struct softrma_netsock {
 	struct socket *sock6;
 	struct sk_buff_head rxq;	/* requests, datagrams */
 	struct sk_buff_head rxq_resp;	/* responses: these go first */
+	atomic_t rx_bytes;		/* truesize of the two queues */
 	struct work_struct rx_work;
 };
 
@@ -56,13 +57,25 @@ MODULE_PARM_DESC(rxe_flush_icrc,
 static LIST_HEAD(softrma_netsocks);
 static DEFINE_MUTEX(softrma_netsocks_lock);
 
-/* Received packets waiting for the work item, at most. */
-#define SOFTRMA_NET_RXQ_MAX	16384
+/*
+ * Received packets waiting for the work item, at most, by their truesize:
+ * room for the windows of many QPs, and a bound on what a flood parks.
+ */
+#define SOFTRMA_NET_RX_BYTES	(32 << 20)
 
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb);
+
+static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
+{
+	struct sk_buff *skb = skb_dequeue(&ns->rxq_resp) ?: skb_dequeue(&ns->rxq);
+
+	if (skb)
+		atomic_sub(skb->truesize, &ns->rx_bytes);
+	return skb;
+}
 
 static void softrma_net_rx_work(struct work_struct *work)
 {
@@ -70,7 +83,7 @@ static void softrma_net_rx_work(struct work_struct *work)
 						  rx_work);
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&ns->rxq_resp) ?: skb_dequeue(&ns->rxq))) {
+	while ((skb = softrma_net_rx_next(ns))) {
 		softrma_net_rx_one(ns, skb);
 		kfree_skb(skb);
 		cond_resched();
@@ -95,14 +108,19 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
 
-	if (!ns || skb_queue_len_lockless(&ns->rxq) +
-		   skb_queue_len_lockless(&ns->rxq_resp) >= SOFTRMA_NET_RXQ_MAX) {
-		kfree_skb(skb);
-		return 0;
+	if (!ns)
+		goto drop;
+	if (atomic_add_return(skb->truesize, &ns->rx_bytes) > SOFTRMA_NET_RX_BYTES) {
+		atomic_sub(skb->truesize, &ns->rx_bytes);
+		goto drop;
 	}
 	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
 		       skb);
 	queue_work(system_unbound_wq, &ns->rx_work);
+	return 0;
+
+drop:
+	kfree_skb(skb);
 	return 0;
 }
 
@@ -135,6 +153,8 @@ static struct socket *softrma_net_open(struct softrma_netsock *ns, int family)
 /* Closes the socket, then lets no packet of it be processed any more. */
 static void softrma_net_close(struct softrma_netsock *ns)
 {
+	struct sk_buff *skb;
+
 	if (ns->sock4)
 		udp_tunnel_sock_release(ns->sock4);
 	if (ns->sock6)
@@ -143,8 +163,8 @@ static void softrma_net_close(struct softrma_netsock *ns)
 	ns->sock6 = NULL;
 	synchronize_rcu();
 	cancel_work_sync(&ns->rx_work);
-	skb_queue_purge(&ns->rxq);
-	skb_queue_purge(&ns->rxq_resp);
+	while ((skb = softrma_net_rx_next(ns)))
+		kfree_skb(skb);
 }
 
 struct softrma_netsock *softrma_net_get(struct net *net)

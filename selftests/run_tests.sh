@@ -32,6 +32,7 @@ device/ud_wire.sh
 device/rc_wire.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
+device/rx_flood.sh
 device/rc_hostile.sh
 device/local_isolation.sh
 device/sqd_wire.sh
