@@ -11,7 +11,7 @@ cd "$top" || exit 1
 KVERS=${KVERS:?no kernel to test: run make deps}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
 VM_MEM=${VM_MEM:-6144}		# MB; the 2 GiB message test needs 4.8 GB
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}	# per fuzzer
 
 # What the guest's kernel log must never show.
 BAD_LOG='BUG:|kernel BUG|WARNING:|Oops|Call Trace|UBSAN|general protection fault|possible circular locking|possible recursive locking|INFO: task .* blocked|unregister_netdevice: waiting|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak'
@@ -53,14 +53,14 @@ host_test() {
 		result fail "$1: $2"
 	fi
 }
-host_test proto "codec unit tests, ICRC against zlib"
+host_test proto "codec unit tests, ICRC against zlib, kept fuzz inputs"
 host_test provider "ring geometry checks"
 if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
 		> build/proto-fuzz.log 2>&1; then
-	result ok "proto: ${FUZZ_SECONDS} s of libFuzzer over the packet parser: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log)"
+	result ok "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log | tr '\n' ' ')"
 else
 	tail -n 40 build/proto-fuzz.log
-	result fail "proto: ${FUZZ_SECONDS} s of libFuzzer over the packet parser"
+	result fail "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources"
 fi
 
 # run_guest KVER LOGDIR: the selftests in a guest; console in LOGDIR.
