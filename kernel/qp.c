@@ -359,6 +359,28 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
 		a->qkey = attr->qkey;
 }
 
+/*
+ * In SQD, once no WQE is in flight (none taken on the wire and not
+ * completed, no head waiting out an RNR NAK), the SQ Drained event, if the
+ * transition to SQD asked for it (IBA 11.6.3.1).
+ */
+void softrma_qp_check_drained(struct softrma_qp *qp)
+{
+	struct ib_event event = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+
+	lockdep_assert_held(&qp->sq_lock);
+	if (!qp->sqd_notify || softrma_qp_state(qp) != IB_QPS_SQD ||
+	    qp->rnr_wait || softrma_wire_sq_busy(qp))
+		return;
+	qp->sqd_notify = false;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
 int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata)
 {
@@ -390,6 +412,12 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		softrma_qp_set_error(qp);
 	else
 		softrma_qp_set_state(qp, next);
+	if (next != IB_QPS_SQD)
+		qp->sqd_notify = false;
+	else if (cur != IB_QPS_SQD)
+		qp->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
+	softrma_qp_check_drained(qp);
 out:
 	mutex_unlock(&qp->rq_lock);
 	mutex_unlock(&qp->sq_lock);

@@ -308,6 +308,7 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 
 		ok = softrma_cq_post(to_scq(qp->ibqp.send_cq), qp, &cqe, false);
 	}
+	softrma_qp_check_drained(qp);
 	return ok;
 }
 
@@ -349,7 +350,9 @@ void softrma_req_run(struct softrma_qp *qp)
 	}
 	while (!qp->rnr_wait) {
 		state = softrma_qp_state(qp);
-		if (state != IB_QPS_RTS && state != IB_QPS_ERR)
+		/* In SQD only a head that was RNR NAKed is still in flight. */
+		if (state != IB_QPS_RTS && state != IB_QPS_ERR &&
+		    !(state == IB_QPS_SQD && qp->rnr_retrying))
 			break;
 		pending = softrma_queue_pending(&qp->sq);
 		if (pending < 0) {

@@ -243,6 +243,7 @@ struct softrma_qp {
 	u8 rnr_left;			/* RNR retries left for the SQ head */
 	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
 	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
+	bool sqd_notify;		/* SQ_DRAINED asked for; sq_lock */
 	struct delayed_work rnr_work;
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	struct softrma_users users;	/* QPN lookup + responders at work */
@@ -473,6 +474,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
 void softrma_qp_schedule(struct softrma_qp *qp);
 void softrma_qp_set_error(struct softrma_qp *qp);
+void softrma_qp_check_drained(struct softrma_qp *qp);
 bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from);
 void softrma_qp_put(struct softrma_qp *qp);
 struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn);
@@ -539,6 +541,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state next);
 void softrma_wire_destroy(struct softrma_qp *qp);
+bool softrma_wire_sq_busy(struct softrma_qp *qp);
 void softrma_wire_flush(struct softrma_qp *qp);
 void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush);
 

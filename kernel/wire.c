@@ -51,6 +51,13 @@ static bool softrma_wire_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
 	return false;
 }
 
+/* Whether WQEs went onto the wire and have not completed. */
+bool softrma_wire_sq_busy(struct softrma_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	return qp->on_wire && qp->sq.index != qp->wire->next_index;
+}
+
 /*
  * A path that takes a QP off the wire (SQD -> SQD) while anything is in
  * flight there would strand it: -EBUSY.  Under sq_lock and rq_lock.
@@ -63,7 +70,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 	if (!(mask & IB_QP_AV) || !qp->on_wire ||
 	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
 		return 0;
-	if (qp->sq.index != w->next_index || w->resp.last_op != ROCE_OP_NONE ||
+	if (softrma_wire_sq_busy(qp) || w->resp.last_op != ROCE_OP_NONE ||
 	    w->resp.rqe_held || softrma_wire_answer_pending(qp))
 		return -EBUSY;
 	return 0;

@@ -5,7 +5,8 @@
 # the wire is EBUSY while WQEs are in flight, and at RTS everything goes on.
 # Against wire/craft_resp.py, READ responses among stale ones complete the
 # READ with exactly their data; against a real peer, SENDs, READs and
-# atomics in flight across SQD arrive exactly once and in order.
+# atomics in flight across SQD arrive exactly once and in order.  The SQ
+# Drained event comes once what was in flight completed (both transports).
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
@@ -23,4 +24,6 @@ sed 's/^#* */# /' /tmp/craft.log
 grep '^#' /tmp/sqd.log
 
 "$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 peer 20 || fail "sqd with a real peer"
+"$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 drained || fail "sqd drained event, wire"
 echo 0 > /sys/module/softrma/parameters/force_wire
+"$SOFTRMA_BIN/sqd" softrma0 10.9.0.1 drained || fail "sqd drained event, local"

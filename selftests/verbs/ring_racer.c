@@ -86,8 +86,9 @@ static pthread_t race_start(struct softrma_ring *ring, struct softrma_ring *cq,
 }
 
 /*
- * Gives @s a QP of the largest rings, in INIT: the longer the kernel takes
- * to drain a ring, the surer the racer refills it first.
+ * Gives @s a QP of the largest rings, in INIT, on the largest CQ: the
+ * longer the kernel takes to drain a ring, the surer the racer refills it
+ * first, and a flush never stops on a full CQ, which the racer empties.
  */
 static void big_rings(struct side *s)
 {
@@ -102,6 +103,10 @@ static void big_rings(struct side *s)
 	};
 
 	CHECK_EQ(ibv_destroy_qp(s->qp), 0);
+	CHECK_EQ(ibv_destroy_cq(s->cq), 0);
+	s->cq = ibv_create_cq(ctx, 65536, NULL, NULL, 0);
+	CHECK(s->cq, "create_cq: %s", strerror(errno));
+	init.send_cq = init.recv_cq = s->cq;
 	s->qp = ibv_create_qp(s->pd, &init);
 	CHECK(s->qp, "create_qp: %s", strerror(errno));
 	CHECK_EQ(ibv_modify_qp(s->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |

@@ -17,9 +17,17 @@
  *            receives.  Every message arrives exactly once and in order,
  *            the READ and the atomic return what the peer held, and every
  *            WQE completes.
+ *   drained  two QPs: a READ, an atomic and a SEND in flight, then SQD with
+ *            the drained event asked for: IBV_EVENT_SQ_DRAINED comes for
+ *            that QP, once, after all three completed; a SEND posted in SQD
+ *            goes at RTS.  On the wire and on the local transport.
  *
- * usage: sqd DEV IPV4 crafted | peer ROUNDS
+ * usage: sqd DEV IPV4 crafted | peer ROUNDS | drained
  */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+
 #include "pair.h"
 
 #define FORCE_WIRE "/sys/module/softrma/parameters/force_wire"
@@ -202,9 +210,94 @@ static void test_peer(unsigned int rounds)
 	       rounds);
 }
 
+/* The next async event within @ms milliseconds; false when none came. */
+static bool next_async_event(struct ibv_async_event *ev, int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return false;
+	CHECK_EQ(ibv_get_async_event(ctx, ev), 0);
+	ibv_ack_async_event(ev);
+	return true;
+}
+
+static void test_drained(void)
+{
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_SQD,
+				    .en_sqd_async_notify = 1 };
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct pair p;
+	int flags;
+
+	pair_init(&p, ALL_ACCESS, 7);
+	for (int i = 0; i < 65536; i++)
+		p.b.buf[65536 + i] = (char)(i * 7 + 1);
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	CHECK_EQ(fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK), 0);
+	for (int i = 0; i < 2; i++) {
+		rwr.wr_id = 100 + i;
+		rsge = (struct ibv_sge) { (uintptr_t)p.b.buf + i * 4096, 4096,
+					  p.b.mr->lkey };
+		CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
+	}
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf + 65536, 65536, p.a.mr->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)p.b.buf + 65536;
+	wr.wr.rdma.rkey = p.b.mr->rkey;
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 8, p.a.mr->lkey };
+	wr.wr.atomic.remote_addr = (uintptr_t)p.b.buf + 16384;
+	wr.wr.atomic.rkey = p.b.mr->rkey;
+	wr.wr.atomic.compare_add = 1;
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_SEND;
+	sge = (struct ibv_sge) { (uintptr_t)p.a.buf + 8192, 3000, p.a.mr->lkey };
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
+
+	CHECK_EQ(ibv_modify_qp(p.a.qp, &attr, IBV_QP_STATE |
+			       IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	wr.wr_id = 4;
+	CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
+
+	CHECK(next_async_event(&ev, 20000), "no SQ drained event within 20 s");
+	CHECK_EQ(ev.event_type, IBV_EVENT_SQ_DRAINED);
+	CHECK(ev.element.qp == p.a.qp, "the event is for another QP");
+	for (uint64_t id = 1; id <= 3; id++) {
+		CHECK_EQ(ibv_poll_cq(p.a.cq, 1, &wc), 1);
+		CHECK_EQ(wc.wr_id, id);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	}
+	CHECK_EQ(ibv_poll_cq(p.a.cq, 1, &wc), 0);
+	CHECK(!next_async_event(&ev, 200), "a second event: %s",
+	      ibv_event_type_str(ev.event_type));
+
+	modify_state(p.a.qp, IBV_QPS_RTS);
+	wc = test_poll_one(p.a.cq, 10);
+	CHECK_EQ(wc.wr_id, 4);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		wc = test_poll_one(p.b.cq, 10);
+		CHECK_EQ(wc.wr_id, 100 + i);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	}
+	CHECK(!memcmp(p.a.buf + 65536, p.b.buf + 65536, 65536), "READ data");
+	pair_fini(&p);
+	printf("# SQD: IBV_EVENT_SQ_DRAINED once, after the READ, atomic and SEND in flight completed\n");
+}
+
 int main(int argc, char **argv)
 {
-	CHECK(argc >= 4, "usage: sqd DEV IPV4 crafted | peer ROUNDS");
+	CHECK(argc >= 4, "usage: sqd DEV IPV4 crafted | peer ROUNDS | drained");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ctx = test_open_device(argv[1]);
 	gid_index = test_find_ipv4_gid(ctx, argv[2]);
@@ -212,6 +305,8 @@ int main(int argc, char **argv)
 		test_crafted();
 	else if (!strcmp(argv[3], "peer") && argc == 5)
 		test_peer(atoi(argv[4]));
+	else if (!strcmp(argv[3], "drained"))
+		test_drained();
 	else
 		FAIL("unknown case %s", argv[3]);
 	CHECK_EQ(ibv_close_device(ctx), 0);
