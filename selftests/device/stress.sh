@@ -37,8 +37,8 @@ churn_wait "objects with traffic"
 grep -q "rounds of 250 QPs" /tmp/churn.1 || fail "no whole round: $(cat /tmp/churn.1)"
 
 # Teardown under load: the device goes while objects come and go and a
-# connection runs; the churners see it go and end, and perftest (which
-# polls a CQ that will never complete) dies at once to kill -9.
+# connection runs; the churners see it go and end, and perftest ends or
+# dies at once to kill -9.
 ib_write_bw -d softrma0 -x 1 -D 100 > /tmp/server.log 2>&1 &
 server=$!
 sleep 1
