@@ -19,7 +19,11 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
 	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps"
-[ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612"
+# The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
+# source with what building it takes (make debug-kernel).
+[ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \
+	linux-image-${k612%-amd64}-rt-amd64-unsigned linux-headers-${k612%-amd64}-rt-amd64 \
+	linux-source-6.12 flex bison bc libelf-dev libssl-dev xz-utils"
 
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
