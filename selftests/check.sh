@@ -14,7 +14,7 @@ VM_MEM=${VM_MEM:-6144}		# MB; the 2 GiB message test needs 4.8 GB
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}	# per fuzzer
 
 # What the guest's kernel log must never show.
-BAD_LOG='BUG:|kernel BUG|WARNING:|Oops|Call Trace|UBSAN|general protection fault|possible circular locking|possible recursive locking|INFO: task .* blocked|unregister_netdevice: waiting|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak'
+BAD_LOG='BUG:|kernel BUG|WARNING:|Oops|Call Trace|UBSAN|general protection fault|possible circular locking|possible recursive locking|INFO: task .* blocked|unregister_netdevice: waiting|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak: [0-9]+ new suspected'
 
 passed=0 failed=0 skipped=0
 result() {	# result ok|fail|skip NAME

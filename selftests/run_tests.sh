@@ -64,7 +64,16 @@ teardown() {
 	timeout 30 rmmod softrma || { echo "# teardown: rmmod softrma failed"; return 1; }
 }
 
+# A kernel with kmemleak (make debug-kernel): one more test at the end.
+kmemleak=/sys/kernel/debug/kmemleak
+[ -e "$kmemleak" ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 n=$(echo $TESTS | wc -w)
+if [ -e "$kmemleak" ]; then
+	n=$((n + 1))
+	# What boot left unreferenced is not ours: reported now, then cleared.
+	echo scan > "$kmemleak"
+	echo clear > "$kmemleak"
+fi
 echo "TAP version 13"
 echo "1..$n"
 i=0
@@ -91,4 +100,22 @@ for t in $TESTS; do
 	*) echo "not ok $i $name # exit=$rc"; nfail=$((nfail + 1)) ;;
 	esac
 done
+
+# With everything unloaded, what kmemleak finds unreferenced since the
+# suite began.
+if [ -e "$kmemleak" ]; then
+	i=$((i + 1))
+	for _ in 1 2; do
+		sleep 6
+		echo scan > "$kmemleak"
+	done
+	leaks=$(grep -c '^unreferenced object' "$kmemleak")
+	head -n 40 "$kmemleak" | sed 's/^/# /'
+	if [ "$leaks" = 0 ]; then
+		echo "ok $i selftests: softrma: kmemleak scan after the suite"
+	else
+		echo "not ok $i selftests: softrma: kmemleak scan after the suite # $leaks leaks"
+		nfail=$((nfail + 1))
+	fi
+fi
 [ "$nfail" = 0 ]
