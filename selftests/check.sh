@@ -64,8 +64,13 @@ else
 fi
 
 # run_guest KVER LOGDIR: the selftests in a guest; console in LOGDIR.
+# make debug-kernel's kernel (KASAN, lockdep) runs them about 6 times slower.
 run_guest() {
-	selftests/vm/run -k "$1" -m "$VM_MEM" -t "$VM_TIMEOUT" -o "$2" -- \
+	case $1 in
+	*-softrma-debug) limit=$((VM_TIMEOUT * 6)) ;;
+	*) limit=$VM_TIMEOUT ;;
+	esac
+	selftests/vm/run -k "$1" -m "$VM_MEM" -t "$limit" -o "$2" -- \
 		make -s --no-print-directory -C selftests run_tests > "$2/serial.log" 2>&1
 	rc=$?
 	tr -d '\r' < "$2/serial.log" > "$2/console.log"	# serial line ends
