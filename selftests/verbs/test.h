@@ -49,6 +49,16 @@ static inline struct ibv_context *test_open_device(const char *name)
 }
 
 
+/* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
+static inline int test_gid_is_ipv4(const union ibv_gid *gid)
+{
+	static const unsigned char prefix[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+	};
+
+	return !memcmp(gid->raw, prefix, sizeof(prefix));
+}
+
 /* The index of the RoCE v2 GID of IPv4 address @ipv4 on port 1. */
 static inline int test_find_ipv4_gid(struct ibv_context *ctx, const char *ipv4)
 {

@@ -201,7 +201,8 @@ static void deliver(struct ud *a, struct ud *b, struct ibv_ah *ah,
 		CHECK(wc.wc_flags & IBV_WC_WITH_IMM, "no IMM flag");
 		CHECK_EQ(ntohl(wc.imm_data), 0xabcd);
 	}
-	if (gid.raw[10] == 0xff)
+	/* Not raw[10] alone: a link-local GID has a MAC byte there. */
+	if (test_gid_is_ipv4(&gid))
 		check_ipv4_hdr(b->buf, &gid, len, opcode);
 	else
 		check_ipv6_hdr(b->buf, &gid, len, opcode);
