@@ -14,27 +14,6 @@
 #include "proto/rnr_timer.h"
 #include "wire.h"
 
-static enum ib_wc_opcode softrma_wc_opcode(u32 wr_opcode)
-{
-	switch (wr_opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case SOFTRMA_WR_FLUSH:
-		return SOFTRMA_WC_FLUSH;
-	case SOFTRMA_WR_ATOMIC_WRITE:
-		return SOFTRMA_WC_ATOMIC_WRITE;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /* RC: the destination is the QP's path and its peer. */
 static void softrma_req_set_connected_dest(struct softrma_qp *qp,
 					   struct softrma_req *req)
@@ -62,28 +41,12 @@ static enum ib_wc_status softrma_req_set_datagram_dest(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* UD sends; UC sends and writes; RC does everything. */
-static bool softrma_req_opcode_ok(struct softrma_qp *qp, u32 opcode)
-{
-	bool send = opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
-	bool write = opcode == IB_WR_RDMA_WRITE ||
-		     opcode == IB_WR_RDMA_WRITE_WITH_IMM;
-
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		return true;
-	case IB_QPT_UC:
-		return send || write;
-	default:
-		return send;
-	}
-}
-
 static enum ib_wc_status softrma_req_set_dest(struct softrma_qp *qp,
 					      const struct softrma_sqe *sqe,
 					      struct softrma_req *req)
 {
-	if (!softrma_req_opcode_ok(qp, req->opcode))
+	if (!(softrma_wr_op(req->opcode)->qp_types &
+	      BIT(softrma_qp_transport(qp))))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (softrma_qp_is_ud(qp))
 		return softrma_req_set_datagram_dest(qp, sqe, req);
@@ -133,8 +96,9 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 				      struct softrma_req *req,
 				      struct softrma_sgl *sgl)
 {
+	const struct softrma_wr_op *op = softrma_wr_op(sqe->opcode);
 	enum ib_wc_status status;
-	int local_access = 0, err;
+	int err;
 
 	*req = (struct softrma_req) {
 		.opcode = sqe->opcode,
@@ -148,12 +112,7 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 	if (status != IB_WC_SUCCESS)
 		return status;
 	switch (sqe->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		break;
 	case IB_WR_RDMA_READ:
-		local_access = IB_ACCESS_LOCAL_WRITE;
-		fallthrough;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		req->remote_addr = sqe->wr.rdma.remote_addr;
@@ -161,7 +120,6 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		local_access = IB_ACCESS_LOCAL_WRITE;
 		req->remote_addr = sqe->wr.atomic.remote_addr;
 		req->rkey = sqe->wr.atomic.rkey;
 		req->compare_add = sqe->wr.atomic.compare_add;
@@ -170,13 +128,12 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 	case SOFTRMA_WR_FLUSH:
 	case SOFTRMA_WR_ATOMIC_WRITE:
 		return softrma_req_prepare_rma_ext(sqe, req, sgl);
-	default:
-		return IB_WC_LOC_QP_OP_ERR;
 	}
 
 	if (sqe->send_flags & IB_SEND_INLINE) {
 		/* Inline data is a source: SEND and WRITE only. */
-		if (local_access || sqe->inline_len > qp->cap.max_inline_data)
+		if (op->local_access ||
+		    sqe->inline_len > qp->cap.max_inline_data)
 			return IB_WC_LOC_QP_OP_ERR;
 		softrma_sgl_init_kbuf(sgl, (void *)sqe->sge, sqe->inline_len);
 	} else {
@@ -184,13 +141,13 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 			return IB_WC_LOC_QP_OP_ERR;
 		err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device),
 					  qp->ibqp.pd, sqe->sge, sqe->num_sge,
-					  local_access);
+					  op->local_access);
 		if (err)
 			return err == -EINVAL ? IB_WC_LOC_LEN_ERR :
 						IB_WC_LOC_PROT_ERR;
 	}
 	req->length = sgl->length;
-	if ((softrma_wr_is_atomic(req->opcode) && req->length != sizeof(u64)) ||
+	if ((op->atomic && req->length != sizeof(u64)) ||
 	    req->length > softrma_req_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;
@@ -267,21 +224,10 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
 	if (!softrma_qp_is_reliable(qp))
 		return IB_WC_SUCCESS;
 
-	switch (res) {
-	case SOFTRMA_RESP_ACK:
-		return IB_WC_SUCCESS;
-	case SOFTRMA_RESP_RNR_NAK:
-		return softrma_req_rnr_wait(qp, req.rnr_timer) ?
-			-EAGAIN : IB_WC_RNR_RETRY_EXC_ERR;
-	case SOFTRMA_RESP_NAK_INV_REQ:
-		return IB_WC_REM_INV_REQ_ERR;
-	case SOFTRMA_RESP_NAK_ACCESS:
-		return IB_WC_REM_ACCESS_ERR;
-	case SOFTRMA_RESP_NAK_OP:
-		return IB_WC_REM_OP_ERR;
-	default:
-		return IB_WC_RETRY_EXC_ERR;
-	}
+	if (res == SOFTRMA_RESP_RNR_NAK &&
+	    softrma_req_rnr_wait(qp, req.rnr_timer))
+		return -EAGAIN;
+	return softrma_resp_status(res);
 }
 
 /*
@@ -301,7 +247,7 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 		struct softrma_cqe cqe = {
 			.wr_id = sqe->wr_id,
 			.status = status,
-			.opcode = softrma_wc_opcode(sqe->opcode),
+			.opcode = softrma_wr_op(sqe->opcode)->wc_opcode,
 			.byte_len = status == IB_WC_SUCCESS ? length : 0,
 			.qp_num = qp->ibqp.qp_num,
 		};

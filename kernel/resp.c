@@ -9,23 +9,6 @@
 #include "proto/net_hdr.h"
 #include "softrma.h"
 
-static int softrma_resp_required_access(u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case SOFTRMA_WR_ATOMIC_WRITE:
-		return IB_ACCESS_REMOTE_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_ACCESS_REMOTE_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_ACCESS_REMOTE_ATOMIC;
-	default:
-		return 0;
-	}
-}
-
 /*
  * Receive WQEs come from the QP's own RQ, or from its SRQ, which the
  * responders of every attached QP share under the SRQ's lock.  A receive WQE
@@ -112,8 +95,7 @@ bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 			cqe.wc_flags |= IB_WC_GRH;
 			cqe.network_hdr_type = softrma_av_network_type(req->av);
 		}
-		if (req->opcode == IB_WR_SEND_WITH_IMM ||
-		    req->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		if (softrma_wr_op(req->opcode)->imm) {
 			cqe.imm_data = req->imm_data;
 			cqe.wc_flags |= IB_WC_WITH_IMM;
 		}
@@ -201,7 +183,7 @@ static u32 softrma_resp_net_hdr(const struct softrma_req *req,
 		.hop_limit = av->hop_limit,
 		.flow_label = av->flow_label,
 		.msg_len = req->length,
-		.has_imm = req->opcode == IB_WR_SEND_WITH_IMM,
+		.has_imm = softrma_wr_op(req->opcode)->imm,
 	};
 	memcpy(info.sgid, av->sgid.raw, sizeof(info.sgid));
 	memcpy(info.dgid, av->dgid.raw, sizeof(info.dgid));
@@ -290,7 +272,7 @@ static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
 /* True when the QP grants the remote right that @wr_opcode needs. */
 bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
 {
-	int need = softrma_resp_required_access(wr_opcode);
+	int need = softrma_wr_op(wr_opcode)->remote_access;
 
 	return (qp->attr.qp_access_flags & need) == need;
 }
@@ -305,7 +287,7 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 	struct softrma_mr *mr;
 
 	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, va,
-			    length, softrma_resp_required_access(wr_opcode));
+			    length, softrma_wr_op(wr_opcode)->remote_access);
 	return IS_ERR(mr) ? NULL : mr;
 }
 
@@ -555,8 +537,7 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
 		res = SOFTRMA_RESP_DROPPED;
 	/* A NAKed request takes the responder down as well. */
-	if (res == SOFTRMA_RESP_NAK_INV_REQ || res == SOFTRMA_RESP_NAK_ACCESS ||
-	    res == SOFTRMA_RESP_NAK_OP)
+	if (softrma_resp_fatal(res))
 		softrma_qp_set_error(qp);
 	mutex_unlock(&qp->rq_lock);
 	return res;

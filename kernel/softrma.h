@@ -284,6 +284,12 @@ enum softrma_resp_result {
 	SOFTRMA_RESP_DROPPED,		/* nobody answers: retries run out */
 };
 
+/* nak.c: what a responder's result becomes */
+enum ib_wc_status softrma_resp_status(enum softrma_resp_result res);
+u8 softrma_resp_syndrome(enum softrma_resp_result res);
+bool softrma_resp_fatal(enum softrma_resp_result res);
+enum ib_wc_status softrma_nak_status(u8 syndrome);
+
 static inline struct softrma_cq *to_scq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct softrma_cq, ibcq);
@@ -304,23 +310,24 @@ static inline struct softrma_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct softrma_ah, ibah);
 }
 
-static inline bool softrma_wr_is_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
+/* opcode.c: what a work request opcode is; a row of zeros when invalid */
+struct softrma_wr_op {
+	u8 qp_types;			/* BIT(IB_QPT_*) that may post it */
+	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
+	u8 local_access;		/* of its SGEs: results land there */
+	bool write:1;			/* RDMA WRITE, with immediate or not */
+	bool recv:1;			/* consumes a receive at the target */
+	bool imm:1;			/* carries immediate data */
+	bool atomic:1;			/* compare-and-swap, fetch-and-add */
+	/*
+	 * Answered with a response of its own rather than an ACK: it uses
+	 * the responder's resources and is limited by max_rd_atomic.
+	 */
+	bool response:1;
+	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
+};
 
-/*
- * Requests answered with a response of their own rather than an ACK: READ,
- * the atomics, FLUSH and ATOMIC WRITE.  They use the responder's resources
- * and are limited by max_rd_atomic.
- */
-static inline bool softrma_wr_waits_response(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_RDMA_READ || softrma_wr_is_atomic(wr_opcode) ||
-	       wr_opcode == SOFTRMA_WR_FLUSH ||
-	       wr_opcode == SOFTRMA_WR_ATOMIC_WRITE;
-}
+const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode);
 
 /*
  * Whether the requester of a QP in @state sends: in RTS, and in SQD, where
@@ -343,13 +350,13 @@ static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
-/* RC: acknowledged; UC and UD are not, and never NAK. */
 /* The transport of @qp's requests: RC, UC or UD (the GSI QP is UD). */
 static inline enum ib_qp_type softrma_qp_transport(struct softrma_qp *qp)
 {
 	return softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type;
 }
 
+/* RC: acknowledged; UC and UD are not, and never NAK. */
 static inline bool softrma_qp_is_reliable(struct softrma_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC;

@@ -100,7 +100,7 @@ static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
 
 static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 {
-	return softrma_wr_waits_response(wqe->req.opcode);
+	return softrma_wr_op(wqe->req.opcode)->response;
 }
 
 /* wire.c */

@@ -91,18 +91,6 @@ static bool softrma_wire_psn_valid(struct softrma_wire *w, u32 psn)
 	       roce_psn_diff(psn, w->max_psn) < 0;
 }
 
-static enum ib_wc_status softrma_wire_nak_status(u8 code)
-{
-	switch (code) {
-	case 2:
-		return IB_WC_REM_ACCESS_ERR;
-	case 3:
-		return IB_WC_REM_OP_ERR;
-	default:			/* 1, invalid request; 4, invalid RD */
-		return IB_WC_REM_INV_REQ_ERR;
-	}
-}
-
 static void softrma_wire_count(struct softrma_qp *qp, enum softrma_counter c)
 {
 	softrma_count(to_sdev(qp->ibqp.device), c);
@@ -132,7 +120,7 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 		return;
 	}
 	if (value != 0) {
-		softrma_wire_complete_head(qp, softrma_wire_nak_status(value));
+		softrma_wire_complete_head(qp, softrma_nak_status(syndrome));
 		return;
 	}
 	softrma_wire_count(qp, SOFTRMA_CNT_RCVD_SEQ_NAK);
@@ -213,7 +201,7 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	struct softrma_sgl data;
 	u64 off;
 
-	if (!wqe || softrma_wr_is_atomic(wqe->req.opcode))
+	if (!wqe || softrma_wr_op(wqe->req.opcode)->atomic)
 		return;
 	if (!softrma_wqe_is_read(wqe)) {
 		softrma_wire_rma_ext_resp(qp, wqe, pkt);
@@ -241,7 +229,7 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	u64 orig = pkt->atomic_orig;
 	struct softrma_sgl data;
 
-	if (!wqe || !softrma_wr_is_atomic(wqe->req.opcode))
+	if (!wqe || !softrma_wr_op(wqe->req.opcode)->atomic)
 		return;
 	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
 	if (softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig))) {

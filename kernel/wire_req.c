@@ -15,11 +15,6 @@
 
 #include "wire.h"
 
-static bool softrma_is_write(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
-}
-
 /* IBA 9.7.6.1.3: 4.096 us << timeout, rounded up; 0 waits forever. */
 static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
 {
@@ -103,12 +98,11 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
 	u64 off = (u64)idx * w->mtu;
 	bool first = !idx, last = wqe->next_psn == wqe->last_psn;
-	bool write = softrma_is_write(req->opcode);
-	bool imm = req->opcode == IB_WR_SEND_WITH_IMM ||
-		   req->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	const struct softrma_wr_op *op = softrma_wr_op(req->opcode);
+	bool write = op->write;
 	struct roce_pkt pkt = {
 		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
-				      imm, first, last),
+				      op->imm, first, last),
 		.psn = wqe->next_psn,
 		.payload_len = min_t(u64, w->mtu, req->length - off),
 		.ackreq = softrma_wire_ackreq(qp, last),
@@ -276,7 +270,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	/* A fence waits for everything before it, not only READs and atomics. */
 	if (taken && (sqe->send_flags & IB_SEND_FENCE))
 		return false;
-	if (softrma_wr_waits_response(sqe->opcode) &&
+	if (softrma_wr_op(sqe->opcode)->response &&
 	    softrma_wire_rd_atomic_full(qp))
 		return false;
 

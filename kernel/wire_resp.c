@@ -372,18 +372,6 @@ static void softrma_wire_resp_duplicate(struct softrma_qp *qp,
 					roce_psn_add(r->epsn, -1));
 }
 
-static u8 softrma_wire_resp_nak_syndrome(enum softrma_resp_result res)
-{
-	switch (res) {
-	case SOFTRMA_RESP_NAK_ACCESS:
-		return ROCE_AETH_NAK_REM_ACCESS;
-	case SOFTRMA_RESP_NAK_OP:
-		return ROCE_AETH_NAK_REM_OP;
-	default:
-		return ROCE_AETH_NAK_INV_REQ;
-	}
-}
-
 /*
  * A PSN beyond the expected one: something was lost.  One NAK says so, and
  * another goes only when the requester went back (a PSN lower than the
@@ -433,11 +421,11 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 		if (r->last_op == ROCE_OP_NONE)
 			softrma_wire_resp_end_msg(r);
 		softrma_wire_resp_count(qp, SOFTRMA_CNT_SENT_RNR_NAK);
-		softrma_wire_answer_ack(qp, ROCE_AETH_RNR_NAK |
+		softrma_wire_answer_ack(qp, softrma_resp_syndrome(res) |
 					qp->attr.min_rnr_timer, pkt->psn);
 		break;
 	default:
-		softrma_wire_answer_ack(qp, softrma_wire_resp_nak_syndrome(res),
+		softrma_wire_answer_ack(qp, softrma_resp_syndrome(res),
 					pkt->psn);
 		softrma_qp_set_error(qp);
 		break;

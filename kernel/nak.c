@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What a responder's result becomes: the AETH syndrome that answers it on
+ * the wire, the status the requester completes with (on this host directly,
+ * elsewhere from the syndrome), and whether the responder's QP goes to
+ * error as well.
+ */
+
+#include "proto/roce.h"
+#include "softrma.h"
+
+/* A request's outcome: the answer on the wire and the requester's status. */
+static const struct {
+	u8 syndrome;
+	enum ib_wc_status status;
+	bool fatal;		/* the responder's QP goes to error */
+} softrma_resp_results[] = {
+	[SOFTRMA_RESP_ACK] = { ROCE_AETH_ACK, IB_WC_SUCCESS },
+	[SOFTRMA_RESP_RNR_NAK] = { ROCE_AETH_RNR_NAK, IB_WC_RNR_RETRY_EXC_ERR },
+	[SOFTRMA_RESP_NAK_INV_REQ] = {
+		ROCE_AETH_NAK_INV_REQ, IB_WC_REM_INV_REQ_ERR, true,
+	},
+	[SOFTRMA_RESP_NAK_ACCESS] = {
+		ROCE_AETH_NAK_REM_ACCESS, IB_WC_REM_ACCESS_ERR, true,
+	},
+	[SOFTRMA_RESP_NAK_OP] = {
+		ROCE_AETH_NAK_REM_OP, IB_WC_REM_OP_ERR, true,
+	},
+	/* Nobody answers: the requester's retries run out. */
+	[SOFTRMA_RESP_DROPPED] = { 0, IB_WC_RETRY_EXC_ERR },
+};
+
+/* The status a requester completes with when its request met @res. */
+enum ib_wc_status softrma_resp_status(enum softrma_resp_result res)
+{
+	return softrma_resp_results[res].status;
+}
+
+/* The AETH syndrome (before any RNR timer) that answers @res. */
+u8 softrma_resp_syndrome(enum softrma_resp_result res)
+{
+	return softrma_resp_results[res].syndrome;
+}
+
+/* Whether @res is a NAK that puts the responder's QP in error as well. */
+bool softrma_resp_fatal(enum softrma_resp_result res)
+{
+	return softrma_resp_results[res].fatal;
+}
+
+/*
+ * The status for a fatal NAK received with @syndrome; a code this side
+ * does not send (invalid RD request, reserved) is an invalid request.
+ */
+enum ib_wc_status softrma_nak_status(u8 syndrome)
+{
+	for (int i = 0; i < ARRAY_SIZE(softrma_resp_results); i++)
+		if (softrma_resp_results[i].fatal &&
+		    softrma_resp_results[i].syndrome == syndrome)
+			return softrma_resp_results[i].status;
+	return IB_WC_REM_INV_REQ_ERR;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What each work request opcode is: the QPs that may post it, the rights it
+ * needs at the target and of its own memory, whether it consumes a receive,
+ * carries immediate data or is answered by a response, and how it
+ * completes.  The requester, the responder and both transports read this
+ * table instead of asking the opcode.
+ */
+
+#include <linux/nospec.h>
+
+#include "softrma.h"
+
+#define RC BIT(IB_QPT_RC)
+#define UC BIT(IB_QPT_UC)
+#define UD BIT(IB_QPT_UD)
+
+static const struct softrma_wr_op softrma_wr_ops[] = {
+	[IB_WR_SEND] = {
+		.qp_types = RC | UC | UD, .recv = true,
+		.wc_opcode = IB_WC_SEND,
+	},
+	[IB_WR_SEND_WITH_IMM] = {
+		.qp_types = RC | UC | UD, .recv = true, .imm = true,
+		.wc_opcode = IB_WC_SEND,
+	},
+	[IB_WR_RDMA_WRITE] = {
+		.qp_types = RC | UC, .write = true,
+		.remote_access = IB_ACCESS_REMOTE_WRITE,
+		.wc_opcode = IB_WC_RDMA_WRITE,
+	},
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		.qp_types = RC | UC, .write = true, .recv = true, .imm = true,
+		.remote_access = IB_ACCESS_REMOTE_WRITE,
+		.wc_opcode = IB_WC_RDMA_WRITE,
+	},
+	[IB_WR_RDMA_READ] = {
+		.qp_types = RC, .response = true,
+		.remote_access = IB_ACCESS_REMOTE_READ,
+		.local_access = IB_ACCESS_LOCAL_WRITE,
+		.wc_opcode = IB_WC_RDMA_READ,
+	},
+	[IB_WR_ATOMIC_CMP_AND_SWP] = {
+		.qp_types = RC, .response = true, .atomic = true,
+		.remote_access = IB_ACCESS_REMOTE_ATOMIC,
+		.local_access = IB_ACCESS_LOCAL_WRITE,
+		.wc_opcode = IB_WC_COMP_SWAP,
+	},
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
+		.qp_types = RC, .response = true, .atomic = true,
+		.remote_access = IB_ACCESS_REMOTE_ATOMIC,
+		.local_access = IB_ACCESS_LOCAL_WRITE,
+		.wc_opcode = IB_WC_FETCH_ADD,
+	},
+	/* FLUSH's rights are the target MR's FLUSH access, checked there. */
+	[SOFTRMA_WR_FLUSH] = {
+		.qp_types = RC, .response = true,
+		.wc_opcode = SOFTRMA_WC_FLUSH,
+	},
+	[SOFTRMA_WR_ATOMIC_WRITE] = {
+		.qp_types = RC, .response = true,
+		.remote_access = IB_ACCESS_REMOTE_WRITE,
+		.wc_opcode = SOFTRMA_WC_ATOMIC_WRITE,
+	},
+};
+
+/* An opcode not in the table is valid on no QP. */
+const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode)
+{
+	static const struct softrma_wr_op invalid;
+
+	if (wr_opcode >= ARRAY_SIZE(softrma_wr_ops))
+		return &invalid;
+	return &softrma_wr_ops[array_index_nospec(wr_opcode,
+						  ARRAY_SIZE(softrma_wr_ops))];
+}
