@@ -8,6 +8,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+. selftests/slowdown.sh
 KVERS=${KVERS:?no kernel to test: run make deps}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
 VM_MEM=${VM_MEM:-6144}		# MB; the 2 GiB message test needs 4.8 GB
@@ -64,12 +65,8 @@ else
 fi
 
 # run_guest KVER LOGDIR: the selftests in a guest; console in LOGDIR.
-# make debug-kernel's kernel (KASAN, lockdep) runs them about 6 times slower.
 run_guest() {
-	case $1 in
-	*-softrma-debug) limit=$((VM_TIMEOUT * 6)) ;;
-	*) limit=$VM_TIMEOUT ;;
-	esac
+	limit=$((VM_TIMEOUT * $(slowdown "$1")))
 	selftests/vm/run -k "$1" -m "$VM_MEM" -t "$limit" -o "$2" -- \
 		make -s --no-print-directory -C selftests run_tests > "$2/serial.log" 2>&1
 	rc=$?

@@ -2,14 +2,24 @@
 # Helpers for softrma's shell selftests; sourced, run as root in the guest.
 
 ksft_skip=4
-SOFTRMA_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SOFTRMA_TOP=${SOFTRMA_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 SOFTRMA_KO=$SOFTRMA_TOP/build/$(uname -r)/softrma.ko
 SOFTRMA_BIN=$SOFTRMA_TOP/selftests/verbs/bin
 export RDMAV_DRIVERS=$SOFTRMA_TOP/user/libsoftrma
+. "$SOFTRMA_TOP/selftests/slowdown.sh"
+SOFTRMA_SLOWDOWN=$(slowdown "$(uname -r)")
+export SOFTRMA_SLOWDOWN			# the C tests' time limits read it too
+. "$SOFTRMA_TOP/selftests/slowdown.sh"
+SOFTRMA_SLOWDOWN=$(slowdown "$(uname -r)")
+export SOFTRMA_SLOWDOWN			# read by the C tests' time limits too
 
 fail() { echo "# FAIL: $*"; exit 1; }
 skip() { echo "# SKIP: $*"; exit "$ksft_skip"; }
 info() { echo "# $*"; }
+# bound N: a limit of N seconds on Debian's kernels, on this one.
+bound() { echo $(($1 * SOFTRMA_SLOWDOWN)); }
+# bound N: N seconds, as long as this kernel needs for them (slowdown.sh).
+bound() { echo $(($1 * SOFTRMA_SLOWDOWN)); }
 
 # expect_fail DESC CMD...: CMD must fail.
 expect_fail() {
@@ -68,12 +78,12 @@ pair_once() {
 		listening "$spid" && break
 		sleep 0.1
 	done
-	if ! timeout 120 sh -c "${3:-$2 10.9.0.1}" > /tmp/client.log 2>&1; then
+	if ! timeout "$(bound 120)" sh -c "${3:-$2 10.9.0.1}" > /tmp/client.log 2>&1; then
 		kill_tree "$spid"
 		wait "$spid" 2>/dev/null
 		return 1
 	fi
-	if ! timeout 30 sh -c "while kill -0 $spid 2>/dev/null; do sleep 0.1; done"; then
+	if ! timeout "$(bound 30)" sh -c "while kill -0 $spid 2>/dev/null; do sleep 0.1; done"; then
 		kill_tree "$spid"
 		echo "# the server did not end" >> /tmp/server.log
 		return 1
@@ -292,6 +302,6 @@ while_held() {
 	"$SOFTRMA_BIN/hold_context" "$dev" > /tmp/hold &
 	pid=$!
 	wait_line /tmp/hold ready
-	timeout 20 "$@" || fail "$desc with $dev held open: failed or hung"
+	timeout "$(bound 20)" "$@" || fail "$desc with $dev held open: failed or hung"
 	wait "$pid" || fail "hold_context, $desc: $(cat /tmp/hold)"
 }

@@ -10,6 +10,7 @@
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+export SOFTRMA_TOP="$top"
 . selftests/lib.sh
 
 TESTS=${*:-"
@@ -86,8 +87,7 @@ for t in $TESTS; do
 	# A test may ask for more time with a line "# timeout: N s".
 	limit=$(sed -n 's/^# timeout: \([0-9][0-9]*\) s.*/\1/p' "selftests/$t")
 	limit=${limit:-$TEST_TIMEOUT}
-	# make debug-kernel's kernel (KASAN, lockdep) is about 6 times slower.
-	case $(uname -r) in *-softrma-debug) limit=$((limit * 6)) ;; esac
+	limit=$((limit * SOFTRMA_SLOWDOWN))
 	timeout -k 5 "$limit" sh "selftests/$t" >/tmp/test.out 2>&1
 	rc=$?
 	sed 's/^\([^#]\)/# \1/' /tmp/test.out

@@ -21,16 +21,16 @@ for victim in server client; do
 	sleep 1
 	ib_write_bw -d softrma0 $how -D 60 10.9.0.1 > /tmp/client.log 2>&1 &
 	cpid=$!
-	sleep 3
+	sleep "$(bound 3)"
 	if [ $victim = server ]; then kill -9 "$spid"; other=$cpid; else kill -9 "$cpid"; other=$spid; fi
 	# The survivor's next send finds no QP: it must fail, not hang.
-	for _ in $(seq 100); do
+	for _ in $(seq "$(bound 100)"); do
 		kill -0 "$other" 2>/dev/null || break
 		sleep 0.1
 	done
 	if kill -0 "$other" 2>/dev/null; then
 		kill -9 "$other"
-		fail "the survivor of kill -9 $victim still runs after 10 s"
+		fail "the survivor of kill -9 $victim still runs after $(bound 10) s"
 	fi
 	wait "$other" && fail "the survivor of kill -9 $victim reported success"
 	# A surviving writer must have seen its sends fail (RETRY_EXC_ERR).

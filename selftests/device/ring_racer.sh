@@ -12,7 +12,7 @@ add_softrma0
 for wire in 0 1; do
 	echo $wire > /sys/module/softrma/parameters/force_wire
 	for t in sq_err rq_err write_imm; do
-		timeout 60 "$SOFTRMA_BIN/ring_racer" softrma0 10.9.0.1 $t ||
+		timeout "$(bound 60)" "$SOFTRMA_BIN/ring_racer" softrma0 10.9.0.1 $t ||
 			fail "ring_racer $t, force_wire=$wire"
 	done
 done

@@ -23,7 +23,7 @@ churn_wait() {
 	n=0
 	for pid in $churners; do
 		n=$((n + 1))
-		timeout 60 sh -c "while kill -0 $pid 2>/dev/null; do sleep 0.5; done" ||
+		timeout "$(bound 60)" sh -c "while kill -0 $pid 2>/dev/null; do sleep 0.5; done" ||
 			fail "$1: churn $n did not end: $(cat "/tmp/churn.$n")"
 		wait "$pid" || fail "$1: churn $n: $(cat "/tmp/churn.$n")"
 	done
@@ -32,7 +32,7 @@ churn_wait() {
 }
 
 churn 20
-pair "ib_write_bw under churn" "timeout 120 ib_write_bw -d softrma0 -x 1 -n 2000"
+pair "ib_write_bw under churn" "timeout $(bound 120) ib_write_bw -d softrma0 -x 1 -n 2000"
 churn_wait "objects with traffic"
 grep -q "rounds of 250 QPs" /tmp/churn.1 || fail "no whole round: $(cat /tmp/churn.1)"
 
@@ -46,10 +46,10 @@ ib_write_bw -d softrma0 -x 1 -D 100 10.9.0.1 > /tmp/client.log 2>&1 &
 client=$!
 churn 120
 sleep 5
-timeout 60 rdma link delete softrma0 || fail "rdma link delete under load: failed or hung"
+timeout "$(bound 60)" rdma link delete softrma0 || fail "rdma link delete under load: failed or hung"
 churn_wait "rdma link delete under load"
 kill -9 $server $client 2>/dev/null
-timeout 10 sh -c "while kill -0 $server || kill -0 $client; do sleep 0.2; done 2>/dev/null" ||
+timeout "$(bound 10)" sh -c "while kill -0 $server || kill -0 $client; do sleep 0.2; done 2>/dev/null" ||
 	fail "ib_write_bw survives kill -9 after its device went away"
 wait
 
@@ -57,5 +57,5 @@ rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
 wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
 churn 120
 sleep 5
-timeout 60 rmmod softrma || fail "rmmod under load: failed or hung"
+timeout "$(bound 60)" rmmod softrma || fail "rmmod under load: failed or hung"
 churn_wait "rmmod under load"
