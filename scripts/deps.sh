@@ -18,7 +18,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
-	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps"
+	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps man-db"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).
 [ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \

@@ -40,6 +40,20 @@ provider_abi() {
 if provider_abi; then result ok "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"
 else result fail "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"; fi
 
+# Every function the provider exports has its man page, and every page
+# renders without a warning.
+man_pages() {
+	for f in $(objdump -T user/libsoftrma-rdmav34.so | awk '$4 == ".text" { print $7 }'); do
+		[ -f "Documentation/man/$f.3" ] || { echo "# no man page for $f"; return 1; }
+	done
+	for page in Documentation/man/*.[37]; do
+		out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$page" 2>&1)
+		[ -z "$out" ] || { echo "# $page: $out"; return 1; }
+	done
+}
+if man_pages; then result ok "man pages: one per exported function, all render cleanly"
+else result fail "man pages: one per exported function, all render cleanly"; fi
+
 # The pure protocol code and the provider's checks, in user space: unit
 # tests under ASan and UBSan (with ICRC vectors from zlib), then a bounded
 # libFuzzer run over the parser.

@@ -15,7 +15,9 @@ mkdir -p /tmp/modules.saved
 cp -p "/lib/modules/$kver"/modules.* /tmp/modules.saved/
 cleanup() {
 	rm -f "/lib/modules/$kver/updates/softrma.ko" "$libdir/libsoftrma-rdmav34.so" \
-		/etc/libibverbs.d/softrma.driver /usr/include/infiniband/softrmadv.h
+		/etc/libibverbs.d/softrma.driver /usr/include/infiniband/softrmadv.h \
+		/usr/share/man/man7/softrma.7 /usr/share/man/man7/softrmadv.7 \
+		/usr/share/man/man3/softrmadv_*.3
 	cp -p /tmp/modules.saved/* "/lib/modules/$kver/"
 }
 trap cleanup EXIT
@@ -61,3 +63,11 @@ EOF_C
 gcc -o /tmp/dv /tmp/dv.c -L"$libdir" -l:libsoftrma-rdmav34.so -Wl,-rpath,"$libdir" \
 	-libverbs || fail "linking softrmadv.h's functions"
 expect_eq "softrmadv_is_softrma" "$(env -u RDMAV_DRIVERS /tmp/dv)" 1
+
+# The man pages are installed where man finds them.
+for page in 7/softrma 7/softrmadv 3/softrmadv_wr_flush 3/softrmadv_is_softrma; do
+	expect_eq "man -w ${page#*/}" "$(man -w "${page%/*}" "${page#*/}" 2>&1)" \
+		"/usr/share/man/man$page.${page%/*}"
+done
+MANWIDTH=80 man 7 softrma 2>/dev/null | grep -q "software RDMA device" ||
+	fail "man softrma does not show the page"
