@@ -50,16 +50,44 @@ device/install.sh
 "}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 
+# cleanup_after SID: what a test that failed left behind must not fail the
+# next: its processes, and its network namespaces with the devices and
+# netdevs in them.
+cleanup_after() {
+	pkill -KILL -s "$1" 2>/dev/null
+	for ns in $(ip netns list 2>/dev/null | cut -d' ' -f1); do
+		ip netns del "$ns"
+	done
+}
+
+# gone DEV: DEV disappears within 10 s (a namespace that went takes it).
+gone() {
+	for _ in $(seq 100); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# settled DEV: within 10 s DEV is gone or holds no application's objects
+# (a process killed or a namespace deleted just now takes a moment).
+settled() {
+	for _ in $(seq 100); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		[ -z "$(softrma_user_objects "$1")" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Leaves softrma unloaded; prints why not and fails otherwise.
 teardown() {
 	grep -q '^softrma ' /proc/modules || return 0
 	for dev in $(softrma_links); do
-		used=$(softrma_user_objects "$dev")
-		if [ -n "$used" ]; then
-			echo "# teardown: $dev still has objects: $used"
-			return 1
-		fi
-		timeout 30 rdma link delete "$dev" ||
+		settled "$dev" ||
+			{ echo "# teardown: $dev still has objects: $(softrma_user_objects "$dev")"; return 1; }
+		[ -e "/sys/class/infiniband/$dev" ] || continue
+		timeout 30 rdma link delete "$dev" 2>/dev/null || gone "$dev" ||
 			{ echo "# teardown: rdma link delete $dev failed"; return 1; }
 	done
 	timeout 30 rmmod softrma || { echo "# teardown: rmmod softrma failed"; return 1; }
@@ -88,10 +116,15 @@ for t in $TESTS; do
 	limit=$(sed -n 's/^# timeout: \([0-9][0-9]*\) s.*/\1/p' "selftests/$t")
 	limit=${limit:-$TEST_TIMEOUT}
 	limit=$((limit * SOFTRMA_SLOWDOWN))
-	timeout -k 5 "$limit" sh "selftests/$t" >/tmp/test.out 2>&1
+	# Each test in a session of its own, so that what it leaves running
+	# (servers, processes under a timeout of their own) can be found.
+	timeout -k 5 "$limit" setsid -w \
+		sh -c 'echo $$ > /tmp/test.sid; exec sh "$0"' "selftests/$t" \
+		>/tmp/test.out 2>&1
 	rc=$?
 	sed 's/^\([^#]\)/# \1/' /tmp/test.out
 	echo "# $t: $(($(date +%s) - start)) s"
+	cleanup_after "$(cat /tmp/test.sid)"
 	teardown || rc=1
 	ip -o link show type dummy 2>/dev/null | awk -F': ' '{ print $2 }' |
 		while read -r d; do ip link del "$d"; done
