@@ -68,13 +68,14 @@ static int softrma_mcg_index(const struct softrma_mcg *mcg, u32 qpn)
 	return -1;
 }
 
-/* A new group, joined on the netdev; under mcg_lock. */
+/* A new group, joined on the netdev. */
 static struct softrma_mcg *softrma_mcg_create(struct softrma_dev *sdev,
 					      const union ib_gid *mgid)
 {
 	struct softrma_mcg *mcg;
 	int err;
 
+	lockdep_assert_held(&sdev->mcg_lock);
 	if (sdev->num_mcg >= SOFTRMA_MAX_MCAST_GRP)
 		return ERR_PTR(-ENOMEM);
 	mcg = kzalloc(sizeof(*mcg), GFP_KERNEL);

@@ -66,13 +66,15 @@ void softrma_qp_set_error(struct softrma_qp *qp)
  * Whether @from, the GIDs a request for the connected QP @qp came with, are
  * those of its connection the other way round; counts the request if not.
  * RoCE carries no source QPN: on the wire the addresses and the PSN are
- * all that tell the peer from a stranger.  Under sq_lock or rq_lock, which
- * keep the path still.
+ * all that tell the peer from a stranger.  Either lock keeps the path
+ * still: modify_qp holds both.
  */
 bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from)
 {
 	const struct softrma_av *path = &qp->path;
 
+	lockdep_assert(lockdep_is_held(&qp->sq_lock) ||
+		       lockdep_is_held(&qp->rq_lock));
 	if (from && !memcmp(&from->sgid, &path->dgid, sizeof(path->dgid)) &&
 	    !memcmp(&from->dgid, &path->sgid, sizeof(path->sgid)))
 		return true;

@@ -189,6 +189,7 @@ static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
  */
 bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
+	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->rnr_retrying) {
 		qp->rnr_retrying = true;
 		qp->rnr_left = qp->attr.rnr_retry;
@@ -240,6 +241,7 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 {
 	bool ok = true;
 
+	lockdep_assert_held(&qp->sq_lock);
 	softrma_queue_consume(&qp->sq);
 	qp->rnr_retrying = false;
 	if (status != IB_WC_SUCCESS || qp->sig_all ||

@@ -89,6 +89,7 @@ bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 	};
 	bool solicited = status != IB_WC_SUCCESS;
 
+	lockdep_assert_held(&qp->rq_lock);
 	if (req) {
 		cqe.src_qp = req->src_qpn;
 		if (req->av) {
@@ -142,6 +143,7 @@ int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
 	enum ib_wc_status status;
 	int err;
 
+	lockdep_assert_held(&qp->rq_lock);
 	softrma_resp_lock_recv(qp);
 	err = softrma_resp_fetch_rqe(qp);
 	if (!err)

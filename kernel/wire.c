@@ -60,13 +60,15 @@ bool softrma_wire_sq_busy(struct softrma_qp *qp)
 
 /*
  * A path that takes a QP off the wire (SQD -> SQD) while anything is in
- * flight there would strand it: -EBUSY.  Under sq_lock and rq_lock.
+ * flight there would strand it: -EBUSY.
  */
 int softrma_wire_check_path(struct softrma_qp *qp,
 			    const struct ib_qp_attr *attr, int mask)
 {
 	const struct softrma_wire *w = qp->wire;
 
+	lockdep_assert_held(&qp->sq_lock);
+	lockdep_assert_held(&qp->rq_lock);
 	if (!(mask & IB_QP_AV) || !qp->on_wire ||
 	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
 		return 0;
@@ -79,6 +81,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 /* Lets go of the memory of every WQE in flight; nothing completes. */
 static void softrma_wire_release(struct softrma_qp *qp)
 {
+	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->on_wire)
 		return;
 	for (u32 i = qp->sq.index; i != qp->wire->next_index; i++)
@@ -86,12 +89,14 @@ static void softrma_wire_release(struct softrma_qp *qp)
 	qp->wire->next_index = qp->sq.index;
 }
 
-/* Under sq_lock and rq_lock, before the queues are reset. */
+/* Before the queues are reset. */
 void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state next)
 {
 	struct softrma_wire *w = qp->wire;
 
+	lockdep_assert_held(&qp->sq_lock);
+	lockdep_assert_held(&qp->rq_lock);
 	if (!w)
 		return;
 	if (mask & IB_QP_AV)
@@ -131,8 +136,12 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	cancel_delayed_work_sync(&w->retrans_work);
 	cancel_work_sync(&w->send_work);
 	cancel_work_sync(&w->answer_work);
+	mutex_lock(&qp->sq_lock);
+	mutex_lock(&qp->rq_lock);
 	softrma_wire_release(qp);
 	softrma_wire_resp_abandon(qp, false);
+	mutex_unlock(&qp->rq_lock);
+	mutex_unlock(&qp->sq_lock);
 	kvfree(w->sqes);
 	kvfree(w);
 	qp->wire = NULL;
@@ -141,6 +150,7 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 /* In error: the WQEs in flight complete with WR_FLUSH_ERR.  sq_lock. */
 void softrma_wire_flush(struct softrma_qp *qp)
 {
+	lockdep_assert_held(&qp->sq_lock);
 	while (qp->sq.index != qp->wire->next_index)
 		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
 }

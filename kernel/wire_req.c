@@ -45,6 +45,7 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 {
 	struct softrma_wqe *wqe = softrma_wire_wqe(qp, qp->sq.index);
 
+	lockdep_assert_held(&qp->sq_lock);
 	softrma_sgl_release(&wqe->sgl);
 	if (!softrma_req_complete(qp, wqe->sqe, status, wqe->req.length) ||
 	    status != IB_WC_SUCCESS)
@@ -323,20 +324,22 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 /*
  * The completer hands sending to a work item of the QP rather than sending
  * in the receive worker itself, so that packets are received while the
- * window's packets go out.  Under sq_lock.
+ * window's packets go out.
  */
 void softrma_wire_kick(struct softrma_qp *qp)
 {
+	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->dying)
 		queue_work(system_unbound_wq, &qp->wire->send_work);
 }
 
 /*
  * Sends at most @budget packets and leaves whatever is left to the send
- * work.  Under sq_lock, in RTS or SQD.
+ * work.  In RTS or SQD.
  */
 void softrma_wire_send_run(struct softrma_qp *qp, u32 budget)
 {
+	lockdep_assert_held(&qp->sq_lock);
 	if (softrma_wire_send(qp, budget))
 		softrma_wire_kick(qp);
 }

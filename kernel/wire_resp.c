@@ -34,12 +34,13 @@ static void softrma_wire_resp_end_msg(struct softrma_wire_resp *r)
 /*
  * Drops the message in progress.  With @flush (the QP is in error) its
  * receive completes with WR_FLUSH_ERR; otherwise (reset, destroy) it is
- * forgotten with the queue.  Under rq_lock.
+ * forgotten with the queue.
  */
 void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
+	lockdep_assert_held(&qp->rq_lock);
 	softrma_wire_answer_reset(qp);
 	softrma_wire_resp_end_msg(r);
 	if (!r->rqe_held)
