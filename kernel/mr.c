@@ -17,7 +17,7 @@
 #include <rdma/ib_umem.h>
 
 #include "cache.h"
-#include "softrma.h"
+#include "trace.h"
 
 /* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -142,6 +142,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = softrma_mr_assign_key(sdev, mr);
 	if (err)
 		goto err_free;
+	trace_softrma_mr_reg(sdev, mr);
 	return &mr->ibmr;
 
 err_free:
@@ -225,6 +226,7 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softrma_dev *sdev = to_sdev(ibmr->device);
 	struct softrma_mr *mr = to_smr(ibmr);
 
+	trace_softrma_mr_dereg(sdev, mr);
 	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
 	softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 	softrma_users_drain(&mr->users);

@@ -30,6 +30,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 
+#include "trace.h"
 #include "wire.h"
 
 struct softrma_netsock {
@@ -435,12 +436,15 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 	pkt->pkey = ROCE_DEFAULT_PKEY;
 	pkt->pad = roce_pad(pkt->payload_len);
 	sent = softrma_net_send(qp, av, pkt, payload, off);
-	softrma_count(sdev, sent ? SOFTRMA_CNT_SENT_PKTS : SOFTRMA_CNT_SEND_ERR);
-	if (sent)
-		softrma_count_add(sdev, SOFTRMA_CNT_SENT_BYTES,
-				  roce_hdr_len(pkt->opcode) + pkt->payload_len +
-				  pkt->pad + ROCE_ICRC_LEN);
-	return sent;
+	if (!sent) {
+		softrma_drop(sdev, SOFTRMA_CNT_SEND_ERR);
+		return false;
+	}
+	softrma_count(sdev, SOFTRMA_CNT_SENT_PKTS);
+	softrma_count_add(sdev, SOFTRMA_CNT_SENT_BYTES,
+			  roce_hdr_len(pkt->opcode) + pkt->payload_len +
+			  pkt->pad + ROCE_ICRC_LEN);
+	return true;
 }
 
 /* Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet. */
@@ -601,6 +605,6 @@ static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb)
 	softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);
 	drop = softrma_net_rx_packet(sdev, skb, &av);
 	if (drop != SOFTRMA_CNT_NUM)
-		softrma_count(sdev, drop);
+		softrma_drop(sdev, drop);
 	ib_device_put(&sdev->ib_dev);
 }

@@ -6,7 +6,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "softrma.h"
+#include "trace.h"
 
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
@@ -25,11 +25,14 @@ enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
 
 static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
 {
+	enum ib_qp_state from;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	from = qp->state;
 	qp->state = state;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	trace_softrma_qp_state(qp, from, state);
 }
 
 /* Runs the send queue (kernel QPs, flushes) and flushes receives in error. */
@@ -51,15 +54,17 @@ void softrma_qp_schedule(struct softrma_qp *qp)
 /* Moves @qp to the error state; its queues are flushed from a work item. */
 void softrma_qp_set_error(struct softrma_qp *qp)
 {
+	enum ib_qp_state from;
 	unsigned long flags;
-	bool was_error;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	was_error = qp->state == IB_QPS_ERR;
+	from = qp->state;
 	qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (!was_error)
-		softrma_qp_schedule(qp);
+	if (from == IB_QPS_ERR)
+		return;
+	trace_softrma_qp_state(qp, from, IB_QPS_ERR);
+	softrma_qp_schedule(qp);
 }
 
 /*
@@ -78,7 +83,7 @@ bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from)
 	if (from && !memcmp(&from->sgid, &path->dgid, sizeof(path->dgid)) &&
 	    !memcmp(&from->dgid, &path->sgid, sizeof(path->sgid)))
 		return true;
-	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+	softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
 	return false;
 }
 

@@ -400,6 +400,7 @@ struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port);
 int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
+void softrma_drop(struct softrma_dev *sdev, enum softrma_counter reason);
 
 /* net.c: RoCEv2 packets */
 int softrma_net_init(void);
@@ -534,6 +535,10 @@ bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 				const struct softrma_req *req,
 				enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u64 length);
+
+/* restrack.c: driver details for "rdma resource show -dd" */
+int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* mcast.c: UD multicast */
 int softrma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);

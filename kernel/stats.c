@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The port's hardware counters: "rdma statistic show link DEV/1". */
 
-#include "softrma.h"
+#include "trace.h"
 
 static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_SENT_PKTS].name = "sent_pkts",
@@ -40,4 +40,11 @@ int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (int i = 0; i < SOFTRMA_CNT_NUM; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
 	return SOFTRMA_CNT_NUM;
+}
+
+/* A packet or request dropped: counted, and traced with its counter. */
+void softrma_drop(struct softrma_dev *sdev, enum softrma_counter reason)
+{
+	softrma_count(sdev, reason);
+	trace_softrma_drop(sdev, reason);
 }

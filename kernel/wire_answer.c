@@ -13,6 +13,7 @@
 
 #include <linux/build_bug.h>
 
+#include "trace.h"
 #include "wire.h"
 
 static_assert(SOFTRMA_MAX_RD_ATOMIC <= ROCE_RSRC_MAX);
@@ -36,6 +37,8 @@ static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
 		.msn = qp->wire->resp.msn,
 	};
 
+	if (roce_aeth_kind(syndrome) != ROCE_AETH_KIND_ACK)
+		trace_softrma_nak(qp, psn, syndrome, true);
 	softrma_wire_answer_xmit(qp, &pkt, NULL, 0);
 }
 

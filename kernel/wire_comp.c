@@ -8,6 +8,7 @@
  * retransmission timer.  Acknowledgements for PSNs never sent are ignored.
  */
 
+#include "trace.h"
 #include "wire.h"
 
 static struct softrma_wqe *softrma_wire_head(struct softrma_qp *qp)
@@ -34,6 +35,7 @@ static void softrma_wire_rewind(struct softrma_qp *qp)
 	struct softrma_wire *w = qp->wire;
 	struct softrma_wqe *wqe;
 
+	trace_softrma_rewind(qp, w->comp_psn, w->window);
 	w->rewound = true;
 	for (u32 i = qp->sq.index; i != w->next_index; i++) {
 		wqe = softrma_wire_wqe(qp, i);
@@ -102,6 +104,7 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 	struct softrma_wire *w = qp->wire;
 	u8 value = roce_aeth_value(syndrome);
 
+	trace_softrma_nak(qp, psn, syndrome, false);
 	softrma_wire_acked(qp, roce_psn_add(psn, -1));
 	if (!softrma_wire_head(qp))
 		return;
@@ -185,7 +188,8 @@ static void softrma_wire_rma_ext_resp(struct softrma_qp *qp,
 				      const struct roce_pkt *pkt)
 {
 	if ((pkt->opcode & 0x1f) != ROCE_READ_RESP_ONLY || pkt->payload_len) {
-		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_MALFORMED);
+		softrma_drop(to_sdev(qp->ibqp.device),
+			     SOFTRMA_CNT_RCVD_MALFORMED);
 		return;
 	}
 	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
@@ -209,7 +213,8 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	}
 	off = (u64)roce_psn_diff(pkt->psn, wqe->first_psn) * mtu;
 	if (pkt->payload_len != min_t(u64, mtu, wqe->req.length - off)) {
-		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_MALFORMED);
+		softrma_drop(to_sdev(qp->ibqp.device),
+			     SOFTRMA_CNT_RCVD_MALFORMED);
 		return;
 	}
 	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
@@ -280,6 +285,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	    !softrma_wire_head(qp))
 		goto out;
 	softrma_wire_count(qp, SOFTRMA_CNT_ACK_TIMEOUT);
+	trace_softrma_ack_timeout(qp, w->comp_psn, w->retry_left);
 	if (!w->retry_left) {
 		softrma_wire_complete_head(qp, IB_WC_RETRY_EXC_ERR);
 		goto out;

@@ -383,7 +383,7 @@ static void softrma_wire_resp_out_of_seq(struct softrma_qp *qp, u32 psn)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	softrma_wire_resp_count(qp, SOFTRMA_CNT_OUT_OF_SEQ);
+	softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_OUT_OF_SEQ);
 	if (!r->nak_sent || roce_psn_diff(psn, r->oos_psn) < 0 ||
 	    ++r->oos_pkts >= SOFTRMA_WIRE_ACK_EVERY) {
 		softrma_wire_answer_ack(qp, ROCE_AETH_NAK_PSN_SEQ, r->epsn);
@@ -440,7 +440,7 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
 	if (pkt->psn != r->epsn) {
-		softrma_wire_resp_count(qp, SOFTRMA_CNT_OUT_OF_SEQ);
+		softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_OUT_OF_SEQ);
 		softrma_wire_resp_end_msg(r);
 		r->epsn = pkt->psn;
 	}
@@ -448,7 +448,7 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 		softrma_wire_resp_advance(qp, pkt);
 		return;
 	}
-	softrma_wire_resp_count(qp, SOFTRMA_CNT_RCVD_DROPPED);
+	softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_DROPPED);
 	softrma_wire_resp_end_msg(r);
 	r->epsn = roce_psn_add(pkt->psn, 1);
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What "rdma resource show qp|mr -dd" shows of softrma's objects beyond the
+ * core's attributes: how a QP reaches its peer, how far its requester has
+ * taken its SQ, and on the wire its PSNs and what is in flight; an MR's
+ * pinned pages.
+ */
+
+#include <rdma/restrack.h>
+
+#include "wire.h"
+
+static const char *softrma_qp_transport_name(struct softrma_qp *qp)
+{
+	if (softrma_qp_is_ud(qp))
+		return "datagram";
+	return qp->on_wire ? "wire" : "local";
+}
+
+static int softrma_fill_wire(struct sk_buff *msg, struct softrma_qp *qp)
+{
+	struct softrma_wire *w = qp->wire;
+	int err;
+
+	lockdep_assert_held(&qp->sq_lock);
+	if (rdma_nl_put_driver_u32(msg, "send_psn", w->send_psn) ||
+	    rdma_nl_put_driver_u32(msg, "unacked_psn", w->comp_psn) ||
+	    rdma_nl_put_driver_u32(msg, "wqes_in_flight",
+				   w->next_index - qp->sq.index) ||
+	    rdma_nl_put_driver_u32(msg, "window", w->window) ||
+	    rdma_nl_put_driver_u32(msg, "retries_left", w->retry_left))
+		return -EMSGSIZE;
+	mutex_lock(&qp->rq_lock);
+	err = rdma_nl_put_driver_u32(msg, "expected_psn", w->resp.epsn) ||
+	      rdma_nl_put_driver_u32(msg, "msn", w->resp.msn) ? -EMSGSIZE : 0;
+	mutex_unlock(&qp->rq_lock);
+	return err;
+}
+
+/*
+ * Context: process.  The core's reference on the restrack entry does not
+ * keep destroy_qp away on every kernel: a dying QP's wire state may be gone,
+ * so it shows its transport only.
+ */
+int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct softrma_qp *qp = to_sqp(ibqp);
+	struct nlattr *table;
+	int err = -EMSGSIZE;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	mutex_lock(&qp->sq_lock);
+	if (rdma_nl_put_driver_string(msg, "transport",
+				      softrma_qp_transport_name(qp)))
+		goto out;
+	if (!qp->dying &&
+	    (rdma_nl_put_driver_u32(msg, "sq_taken", qp->sq.index) ||
+	     rdma_nl_put_driver_u32(msg, "rnr_wait", qp->rnr_wait) ||
+	     (qp->on_wire && softrma_fill_wire(msg, qp))))
+		goto out;
+	err = 0;
+out:
+	mutex_unlock(&qp->sq_lock);
+	if (err) {
+		nla_nest_cancel(msg, table);
+		return err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct softrma_mr *mr = to_smr(ibmr);
+	struct nlattr *table;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u64(msg, "pinned_pages", mr->npages) ||
+	    rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# What an administrator sees.  Tracepoints: with force_wire, verbs/rc_ops'
+# error cases run in packets while events/softrma/ records, and the trace
+# must show the QPs going RESET -> INIT -> RTR -> RTS and to ERR, as many
+# MR deregistrations as registrations, a remote access NAK sent and the same
+# NAK received, an ACK timeout and a rewind (the QP whose peer is not
+# there), and exactly one drop event for every drop each port counter
+# counted.  Resource details: while ib_write_bw runs in packets,
+# "rdma resource show qp -dd" shows its QPs' transport and PSNs and
+# "rdma resource show mr -dd" its MR's pinned pages.
+. "$(dirname "$0")/../lib.sh"
+
+add_softrma0
+echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
+t=/sys/kernel/tracing
+[ -d $t/events ] || mount -t tracefs nodev $t 2>/dev/null || skip "no tracefs"
+[ -d $t/events/softrma ] || fail "no softrma events in tracefs"
+
+drops="send_err rcvd_icrc_err rcvd_malformed rcvd_no_qp rcvd_dropped out_of_seq_request"
+for c in $drops; do eval "before_$c=$(port_counter softrma0 $c)"; done
+echo 0 > $t/tracing_on
+echo > $t/trace
+echo 16384 > $t/buffer_size_kb
+echo 1 > $t/events/softrma/enable
+echo 1 > $t/tracing_on
+"$SOFTRMA_BIN/rc_ops" softrma0 10.9.0.1 errors > /tmp/rc_ops.log 2>&1 ||
+	fail "rc_ops errors in packets: $(tail -n 3 /tmp/rc_ops.log)"
+echo 0 > $t/tracing_on
+echo 0 > $t/events/softrma/enable
+cat $t/trace > /tmp/trace.txt
+for s in $t/per_cpu/cpu*/stats; do
+	grep -q '^overrun: 0$' "$s" || fail "the trace buffer overran ($s)"
+done
+
+events() { grep -c "$1" /tmp/trace.txt; }
+for change in "RESET -> INIT" "INIT -> RTR" "RTR -> RTS" "RTS -> ERR"; do
+	[ "$(events "softrma_qp_state: dev=softrma0 .*$change")" -gt 0 ] ||
+		fail "no QP state change $change traced"
+done
+reg=$(events "softrma_mr_reg: dev=softrma0")
+dereg=$(events "softrma_mr_dereg: dev=softrma0")
+[ "$reg" -gt 0 ] && [ "$reg" = "$dereg" ] ||
+	fail "$reg MR registrations and $dereg deregistrations traced"
+for dir in sent received; do
+	[ "$(events "softrma_nak: dev=softrma0 .* $dir .* syndrome=0x62")" -gt 0 ] ||
+		fail "no remote access NAK $dir traced"
+done
+[ "$(events "softrma_ack_timeout: dev=softrma0")" -gt 0 ] || fail "no ACK timeout traced"
+[ "$(events "softrma_rewind: dev=softrma0")" -gt 0 ] || fail "no rewind traced"
+for c in $drops; do
+	eval "counted=\$(($(port_counter softrma0 $c) - before_$c))"
+	expect_eq "drop events for $c" "$(events "softrma_drop: dev=softrma0 reason=$c\$")" "$counted"
+done
+info "traced: $reg MR registrations, $(events softrma_qp_state) QP state changes, $(events softrma_nak) NAKs, $(events softrma_drop) drops, all counted ones"
+
+ib_write_bw -d softrma0 -x 1 -D 20 > /tmp/server.log 2>&1 &
+spid=$!
+sleep 1
+ib_write_bw -d softrma0 -x 1 -D 20 10.9.0.1 > /tmp/client.log 2>&1 &
+cpid=$!
+ok=
+for _ in $(seq 30); do
+	sleep 1
+	rdma resource show qp -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/qps.txt
+	[ "$(grep -c "transport wire .*send_psn [0-9]* .*expected_psn [0-9]" /tmp/qps.txt)" = 2 ] &&
+		ok=1 && break
+done
+rdma resource show mr -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/mrs.txt
+wait "$spid" "$cpid"
+[ -n "$ok" ] || fail "rdma resource show qp -dd: $(cat /tmp/qps.txt)"
+grep -q "pinned_pages [1-9]" /tmp/mrs.txt || fail "rdma resource show mr -dd: $(cat /tmp/mrs.txt)"
+info "$(head -n 1 /tmp/qps.txt)"
+info "$(head -n 1 /tmp/mrs.txt)"
