@@ -30,7 +30,7 @@ available() { awk '/^MemAvailable/ { print $2 }' /proc/meminfo; }
 
 before=$(available)
 rm -f /tmp/flood.stop
-nice -n -20 sh -c "least=$before
+chrt -f 20 sh -c "least=$before
 	while [ ! -e /tmp/flood.stop ]; do
 		a=\$(awk '/^MemAvailable/ { print \$2 }' /proc/meminfo)
 		[ \"\$a\" -lt \"\$least\" ] && least=\$a
