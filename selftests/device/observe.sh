@@ -52,6 +52,9 @@ for c in $drops; do
 	eval "counted=\$(($(port_counter softrma0 $c) - before_$c))"
 	expect_eq "drop events for $c" "$(events "softrma_drop: dev=softrma0 reason=$c\$")" "$counted"
 done
+for e in qp_state nak drop; do
+	info "$(grep -m 1 "softrma_$e: " /tmp/trace.txt | sed 's/^ *//')"
+done
 info "traced: $reg MR registrations, $(events softrma_qp_state) QP state changes, $(events softrma_nak) NAKs, $(events softrma_drop) drops, all counted ones"
 
 ib_write_bw -d softrma0 -x 1 -D 20 > /tmp/server.log 2>&1 &
