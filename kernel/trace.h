@@ -131,46 +131,39 @@ TRACE_EVENT(softrma_nak,
 		  __entry->psn, __entry->syndrome)
 );
 
-/* The requester goes back to @psn, the oldest unacknowledged. */
-TRACE_EVENT(softrma_rewind,
-	TP_PROTO(const struct softrma_qp *qp, u32 psn, u32 window),
-	TP_ARGS(qp, psn, window),
+/* Retransmission of @qp's requests from @psn, the oldest unacknowledged. */
+DECLARE_EVENT_CLASS(softrma_retrans,
+	TP_PROTO(const struct softrma_qp *qp, u32 psn, u32 value),
+	TP_ARGS(qp, psn, value),
 	TP_STRUCT__entry(
 		__array(char, dev, IB_DEVICE_NAME_MAX)
 		__field(u32, qpn)
 		__field(u32, psn)
-		__field(u32, window)
+		__field(u32, value)
 	),
 	TP_fast_assign(
 		strscpy(__entry->dev, dev_name(&qp->ibqp.device->dev),
 			IB_DEVICE_NAME_MAX);
 		__entry->qpn = qp->ibqp.qp_num;
 		__entry->psn = psn;
-		__entry->window = window;
+		__entry->value = value;
 	),
 	TP_printk("dev=%s qpn=0x%06x psn=%u window=%u", __entry->dev,
-		  __entry->qpn, __entry->psn, __entry->window)
+		  __entry->qpn, __entry->psn, __entry->value)
 );
 
-/* The retransmission timer ran out with @retries left. */
-TRACE_EVENT(softrma_ack_timeout,
-	TP_PROTO(const struct softrma_qp *qp, u32 psn, u8 retries),
-	TP_ARGS(qp, psn, retries),
-	TP_STRUCT__entry(
-		__array(char, dev, IB_DEVICE_NAME_MAX)
-		__field(u32, qpn)
-		__field(u32, psn)
-		__field(u8, retries)
-	),
-	TP_fast_assign(
-		strscpy(__entry->dev, dev_name(&qp->ibqp.device->dev),
-			IB_DEVICE_NAME_MAX);
-		__entry->qpn = qp->ibqp.qp_num;
-		__entry->psn = psn;
-		__entry->retries = retries;
-	),
+/* The requester goes back, its window now @value packets. */
+DEFINE_EVENT(softrma_retrans, softrma_rewind,
+	TP_PROTO(const struct softrma_qp *qp, u32 psn, u32 value),
+	TP_ARGS(qp, psn, value)
+);
+
+/* The retransmission timer ran out with @value retries left. */
+DEFINE_EVENT_PRINT(softrma_retrans, softrma_ack_timeout,
+	TP_PROTO(const struct softrma_qp *qp, u32 psn, u32 value),
+	TP_ARGS(qp, psn, value),
 	TP_printk("dev=%s qpn=0x%06x psn=%u retries_left=%u", __entry->dev,
-		  __entry->qpn, __entry->psn, __entry->retries)
+		  __entry->qpn, __entry->psn, __entry->value)
 );
 
 TRACE_EVENT(softrma_drop,
