@@ -88,10 +88,10 @@ teardown() {
 		settled "$dev" ||
 			{ echo "# teardown: $dev still has objects: $(softrma_user_objects "$dev")"; return 1; }
 		[ -e "/sys/class/infiniband/$dev" ] || continue
-		timeout 30 rdma link delete "$dev" 2>/dev/null || gone "$dev" ||
+		timeout "$(bound 30)" rdma link delete "$dev" 2>/dev/null || gone "$dev" ||
 			{ echo "# teardown: rdma link delete $dev failed"; return 1; }
 	done
-	timeout 30 rmmod softrma || { echo "# teardown: rmmod softrma failed"; return 1; }
+	timeout "$(bound 30)" rmmod softrma || { echo "# teardown: rmmod softrma failed"; return 1; }
 }
 
 # A kernel with kmemleak (make debug-kernel): one more test at the end.

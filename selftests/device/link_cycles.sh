@@ -15,6 +15,6 @@ for i in $(seq 20); do
 	fi
 	rmmod softrma || fail "cycle $i: rmmod"
 	[ -z "$(softrma_links)" ] || fail "cycle $i: devices left: $(softrma_links)"
-	timeout 10 ip link del d0 || fail "cycle $i: ip link del d0 hangs"
+	timeout "$(bound 10)" ip link del d0 || fail "cycle $i: ip link del d0 hangs"
 done
 info "20 load/add/delete/unload cycles"

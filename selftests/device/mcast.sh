@@ -12,10 +12,10 @@ modprobe rdma_ucm || fail "modprobe rdma_ucm"
 # from an mckey sender to an mckey receiver; false, with the reason in
 # $why, when they do not all arrive.
 mckey_pair() {
-	$1 timeout 60 stdbuf -oL mckey -m "$5" -b "$3" -C 10 > /tmp/mrecv.log 2>&1 &
+	$1 timeout "$(bound 60)" stdbuf -oL mckey -m "$5" -b "$3" -C 10 > /tmp/mrecv.log 2>&1 &
 	r=$!
 	wait_line /tmp/mrecv.log "receiving data transfers"
-	if ! $2 timeout 60 mckey -m "$5" -b "$4" -s -C 10 > /tmp/msend.log 2>&1; then
+	if ! $2 timeout "$(bound 60)" mckey -m "$5" -b "$4" -s -C 10 > /tmp/msend.log 2>&1; then
 		kill_tree "$r"
 		why="sender: $(cat /tmp/msend.log)"
 		return 1

@@ -8,7 +8,7 @@
 load_softrma
 add_dummy d0
 rdma link add softrma0 type softrma netdev d0 || fail "rdma link add"
-timeout 10 ip link del d0 || fail "ip link del d0 hangs"
+timeout "$(bound 10)" ip link del d0 || fail "ip link del d0 hangs"
 wait_gone softrma0
 
 add_dummy d1
@@ -18,5 +18,5 @@ wait_gone softrma1
 
 ip link add v0 type veth peer name v1 || fail "veth"
 rdma link add softrma2 type softrma netdev v0 || fail "rdma link add"
-timeout 10 ip link del v1 || fail "ip link del v1 hangs"
+timeout "$(bound 10)" ip link del v1 || fail "ip link del v1 hangs"
 wait_gone softrma2

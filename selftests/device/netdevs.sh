@@ -30,9 +30,9 @@ gb=$(gid_index softb 10.16.0.2)
 tx_before=$(ip netns exec nsa cat /sys/class/net/va.100/statistics/tx_packets)
 
 for t in ibv_rc_pingpong ibv_ud_pingpong; do
-	ip netns exec nsa timeout 60 $t -d softa -g "$ga" -n 200 > /tmp/server.log 2>&1 &
+	ip netns exec nsa timeout "$(bound 60)" $t -d softa -g "$ga" -n 200 > /tmp/server.log 2>&1 &
 	spid=$!
-	retry 30 ip netns exec nsb timeout 60 $t -d softb -g "$gb" -n 200 10.16.0.1 \
+	retry 30 ip netns exec nsb timeout "$(bound 60)" $t -d softb -g "$gb" -n 200 10.16.0.1 \
 		> /tmp/client.log 2>&1 || fail "$t over VLAN 100: $(tail -n 3 /tmp/client.log)"
 	wait "$spid" || fail "$t server: $(tail -n 3 /tmp/server.log)"
 done

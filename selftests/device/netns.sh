@@ -13,9 +13,9 @@ ga=$(gid_index softa 10.11.0.1)
 gb=$(gid_index softb 10.11.0.2)
 
 capture_start va 50 nsa
-ip netns exec nsa timeout 60 ibv_ud_pingpong -d softa -g "$ga" -n 100 > /tmp/server.log 2>&1 &
+ip netns exec nsa timeout "$(bound 60)" ibv_ud_pingpong -d softa -g "$ga" -n 100 > /tmp/server.log 2>&1 &
 spid=$!
-retry 30 ip netns exec nsb timeout 60 ibv_ud_pingpong -d softb -g "$gb" -n 100 10.11.0.1 \
+retry 30 ip netns exec nsb timeout "$(bound 60)" ibv_ud_pingpong -d softb -g "$gb" -n 100 10.11.0.1 \
 	> /tmp/client.log 2>&1 || fail "ibv_ud_pingpong across namespaces: $(tail -n 3 /tmp/client.log)"
 wait "$spid" || fail "ibv_ud_pingpong server: $(tail -n 3 /tmp/server.log)"
 capture_check

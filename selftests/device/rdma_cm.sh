@@ -26,8 +26,8 @@ pair "rstream -T v" "rstream -T v -S 65536 -C 200" "rstream -T v -S 65536 -C 200
 pair "ibv_ud_pingpong" "ibv_ud_pingpong -d softrma0 -g 1 -n 500" \
 	"ibv_ud_pingpong -d softrma0 -g 1 -n 500 10.9.0.1"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat; do
-	pair "$t -R" "timeout 120 $t -d softrma0 -R -n 200"
+	pair "$t -R" "timeout $(bound 120) $t -d softrma0 -R -n 200"
 done
 # Several QPs both ways.  (Not SEND: the CM sets min_rnr_timer 0, so every
 # RNR NAK costs 655 ms, on any device, and a busy guest makes many.)
-pair "ib_write_bw -R -q 4 -b" "timeout 120 ib_write_bw -d softrma0 -R -n 200 -q 4 -b"
+pair "ib_write_bw -R -q 4 -b" "timeout $(bound 120) ib_write_bw -d softrma0 -R -n 200 -q 4 -b"

@@ -15,10 +15,10 @@ add_softrma0
 "$SOFTRMA_BIN/ud_ops" softrma0 10.9.0.1 || fail "ud_ops over the wire path"
 
 capture_start lo 50
-timeout 60 ibv_ud_pingpong -d softrma0 -g 1 -n 100 > /tmp/server.log 2>&1 &
+timeout "$(bound 60)" ibv_ud_pingpong -d softrma0 -g 1 -n 100 > /tmp/server.log 2>&1 &
 spid=$!
 sleep 1
-retry 30 timeout 60 ibv_ud_pingpong -d softrma0 -g 1 -n 100 10.9.0.1 > /tmp/client.log 2>&1 ||
+retry 30 timeout "$(bound 60)" ibv_ud_pingpong -d softrma0 -g 1 -n 100 10.9.0.1 > /tmp/client.log 2>&1 ||
 	fail "ibv_ud_pingpong: $(tail -n 3 /tmp/client.log)"
 wait "$spid" || fail "ibv_ud_pingpong server: $(tail -n 3 /tmp/server.log)"
 capture_check
@@ -26,7 +26,7 @@ capture_check
 rping -s -a 10.9.0.1 -v -C 10 > /tmp/server.log 2>&1 &
 spid=$!
 sleep 1
-timeout 60 rping -c -a 10.9.0.1 -v -C 10 > /tmp/client.log 2>&1 ||
+timeout "$(bound 60)" rping -c -a 10.9.0.1 -v -C 10 > /tmp/client.log 2>&1 ||
 	{ kill_tree "$spid"; fail "rping with CM MADs in packets: $(tail -n 3 /tmp/client.log)"; }
 wait "$spid" || fail "rping server: $(tail -n 3 /tmp/server.log)"
 info "rping: connected through CM MADs in RoCEv2 packets"
