@@ -30,7 +30,6 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 
-#include "trace.h"
 #include "wire.h"
 
 struct softrma_netsock {
