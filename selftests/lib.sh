@@ -9,15 +9,10 @@ export RDMAV_DRIVERS=$SOFTRMA_TOP/user/libsoftrma
 . "$SOFTRMA_TOP/selftests/slowdown.sh"
 SOFTRMA_SLOWDOWN=$(slowdown "$(uname -r)")
 export SOFTRMA_SLOWDOWN			# the C tests' time limits read it too
-. "$SOFTRMA_TOP/selftests/slowdown.sh"
-SOFTRMA_SLOWDOWN=$(slowdown "$(uname -r)")
-export SOFTRMA_SLOWDOWN			# read by the C tests' time limits too
 
 fail() { echo "# FAIL: $*"; exit 1; }
 skip() { echo "# SKIP: $*"; exit "$ksft_skip"; }
 info() { echo "# $*"; }
-# bound N: a limit of N seconds on Debian's kernels, on this one.
-bound() { echo $(($1 * SOFTRMA_SLOWDOWN)); }
 # bound N: N seconds, as long as this kernel needs for them (slowdown.sh).
 bound() { echo $(($1 * SOFTRMA_SLOWDOWN)); }
 
