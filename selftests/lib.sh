@@ -73,7 +73,10 @@ pair_once() {
 		listening "$spid" && break
 		sleep 0.1
 	done
-	if ! timeout "$(bound 120)" sh -c "${3:-$2 10.9.0.1}" > /tmp/client.log 2>&1; then
+	timeout "$(bound 120)" sh -c "${3:-$2 10.9.0.1}" > /tmp/client.log 2>&1
+	status=$?
+	if [ "$status" != 0 ]; then
+		echo "# exit status $status" >> /tmp/client.log
 		kill_tree "$spid"
 		wait "$spid" 2>/dev/null
 		return 1
