@@ -15,6 +15,17 @@ skip() { echo "# SKIP: $*"; exit "$ksft_skip"; }
 info() { echo "# $*"; }
 # bound N: N seconds, as long as this kernel needs for them (slowdown.sh).
 bound() { echo $(($1 * SOFTRMA_SLOWDOWN)); }
+# ack_timeout: perftest's ACK timeout option, its default (14: 67 ms) made
+# as much longer as this kernel is slower.  Its retry count is 7, and a
+# softrma requester, like hardware, gives up after 7 timeouts in a row
+# (rdma_rxe takes 7 as "retry forever").
+ack_timeout() {
+	t=14 s=1
+	while [ "$s" -lt "$SOFTRMA_SLOWDOWN" ]; do
+		t=$((t + 1)) s=$((s * 2))
+	done
+	echo "-u $t"
+}
 
 # expect_fail DESC CMD...: CMD must fail.
 expect_fail() {

@@ -31,10 +31,10 @@ expect_eq "IPv6 packets of the 100 captured" "$(grep -c '^6 ' /tmp/capture.txt)"
 pair "ibv_srq_pingpong" "ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4"
 pair "ibv_uc_pingpong" "ibv_uc_pingpong -d softrma0 -g 1 -n 500"
 for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
-	pair "$t -q 4" "timeout $(bound 120) $t -d softrma0 -x 1 -n 500 -q 4"
+	pair "$t -q 4" "timeout $(bound 120) $t -d softrma0 -x 1 -n 500 -q 4 $(ack_timeout)"
 done
-pair "ib_write_bw -b" "timeout $(bound 120) ib_write_bw -d softrma0 -x 1 -n 500 -b"
-pair "ib_write_lat" "timeout $(bound 120) ib_write_lat -d softrma0 -x 1 -n 500"
+pair "ib_write_bw -b" "timeout $(bound 120) ib_write_bw -d softrma0 -x 1 -n 500 -b $(ack_timeout)"
+pair "ib_write_lat" "timeout $(bound 120) ib_write_lat -d softrma0 -x 1 -n 500 $(ack_timeout)"
 pair "rping -V" "rping -s -a 10.9.0.1 -V -C 20 -S 65000" "rping -c -a 10.9.0.1 -V -C 20 -S 65000"
 
 sent=$(port_counter softrma0 sent_pkts)

@@ -56,7 +56,7 @@ rping_step() {
 	info "rping -V: 20 pings of 4000 bytes validated ($me)"
 }
 
-pt="-d dev0 -x $gid -F"
+pt="-d dev0 -x $gid -F $(ack_timeout)"
 for server in a b; do
 	[ "$role" = a ] && [ "$server" = a ] && capture_start eth0 200
 	step "ibv_rc_pingpong -c" $server "ibv_rc_pingpong -d dev0 -g $gid -c -n 200 -s 8192"
