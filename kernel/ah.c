@@ -9,7 +9,7 @@
 
 #include <rdma/ib_cache.h>
 
-#include "softrma.h"
+#include "verbs.h"
 
 void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr)
 {

@@ -9,7 +9,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "compat.h"
-#include "softrma.h"
+#include "verbs.h"
 
 static int softrma_cq_init_queue(struct softrma_cq *cq, u32 num,
 				 struct ib_udata *udata)

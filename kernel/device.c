@@ -10,7 +10,7 @@
 #include <rdma/softrma-abi.h>
 
 #include "compat.h"
-#include "softrma.h"
+#include "net.h"
 
 /*
  * The largest IB MTU whose packets fit in @ndev's MTU, 0 if none does.  The

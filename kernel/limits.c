@@ -11,7 +11,7 @@
 
 #include <linux/moduleparam.h>
 
-#include "softrma.h"
+#include "verbs.h"
 
 struct softrma_limit {
 	u32 max;		/* advertised and enforced */

@@ -10,7 +10,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 
-#include "softrma.h"
+#include "net.h"
 
 static LIST_HEAD(softrma_devices);
 /* Protects softrma_devices.  Nests inside RTNL. */

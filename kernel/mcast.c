@@ -16,7 +16,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "softrma.h"
+#include "msg.h"
 
 struct softrma_mcg {
 	struct list_head list;		/* on softrma_dev.mcg_list */
@@ -171,10 +171,10 @@ void softrma_mcast_detach_qp(struct softrma_qp *qp)
 }
 
 /*
- * Delivers the datagram @req, sent to the group of req->dgid, to each QP of
+ * Delivers the datagram @msg, sent to the group of msg->dgid, to each QP of
  * @sdev attached to it.  Returns how many took it.
  */
-int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req)
+int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_msg *msg)
 {
 	u32 qpn[SOFTRMA_MAX_MCAST_QP_ATTACH];
 	struct softrma_mcg *mcg;
@@ -183,7 +183,7 @@ int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req)
 	int took = 0;
 
 	mutex_lock(&sdev->mcg_lock);
-	mcg = softrma_mcg_find(sdev, req->dgid);
+	mcg = softrma_mcg_find(sdev, msg->dgid);
 	if (mcg) {
 		n = mcg->num_qps;
 		memcpy(qpn, mcg->qpn, n * sizeof(*qpn));
@@ -194,8 +194,8 @@ int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req)
 		qp = softrma_qp_get(sdev, qpn[i]);
 		if (!qp)
 			continue;
-		req->dest_qpn = qpn[i];
-		took += softrma_resp_execute(qp, req) == SOFTRMA_RESP_ACK;
+		msg->dest_qpn = qpn[i];
+		took += softrma_resp_execute(qp, msg) == SOFTRMA_RESP_ACK;
 		softrma_qp_put(qp);
 	}
 	return took;

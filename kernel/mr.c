@@ -183,8 +183,8 @@ static bool softrma_mr_is_dma(const struct softrma_mr *mr)
  * Maps the byte at @iova of @mr (checked by the caller); *len is how much
  * lies in the mapping, *page the page to unmap, NULL for kernel memory.
  */
-static void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
-			    struct page **page)
+void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+		     struct page **page)
 {
 	u64 pos = iova - mr->iova + mr->page_offset;
 
@@ -197,7 +197,7 @@ static void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
 	return kmap_local_page(*page) + offset_in_page(pos);
 }
 
-static void softrma_mr_unmap(void *addr, struct page *page)
+void softrma_mr_unmap(void *addr, struct page *page)
 {
 	if (page)
 		kunmap_local(addr);
@@ -209,7 +209,7 @@ void softrma_mr_put(struct softrma_mr *mr)
 }
 
 /* Drops a reference to the object; the last one unpins and frees it. */
-static void softrma_mr_unref(struct softrma_mr *mr)
+void softrma_mr_unref(struct softrma_mr *mr)
 {
 	might_sleep();
 	if (refcount_dec_and_test(&mr->ref))
@@ -281,206 +281,6 @@ struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
 		return ERR_PTR(-EACCES);
 	}
 	return mr;
-}
-
-void softrma_sgl_release(struct softrma_sgl *sgl)
-{
-	for (u32 i = 0; i < sgl->num; i++) {
-		if (sgl->seg[i].mr)
-			softrma_mr_unref(sgl->seg[i].mr);
-		sgl->seg[i].mr = NULL;
-	}
-	sgl->num = 0;
-}
-
-/* Makes @mr, checked and in use by the caller, a segment of a list. */
-static struct softrma_seg softrma_seg_mr(struct softrma_mr *mr, u64 iova,
-					 u32 len)
-{
-	refcount_inc(&mr->ref);
-	return (struct softrma_seg) { .mr = mr, .addr = iova, .len = len };
-}
-
-/*
- * Resolves @num SGEs (a kernel copy) against the MRs of @pd with @access.
- * Zero-length SGEs name no memory and are skipped.  Returns -EINVAL when the
- * total overflows the message size limit, -EACCES on a bad key or range.
- */
-int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
-			struct ib_pd *pd, const struct softrma_sge *sge,
-			u32 num, int access)
-{
-	struct softrma_mr *mr;
-
-	sgl->num = 0;
-	sgl->length = 0;
-	for (u32 i = 0; i < num; i++) {
-		if (!sge[i].length)
-			continue;
-		sgl->length += sge[i].length;
-		if (sgl->length > SOFTRMA_MAX_MSG_SZ)
-			goto err_len;
-		mr = softrma_mr_get(sdev, pd, sge[i].lkey, sge[i].addr,
-				    sge[i].length, access);
-		if (IS_ERR_OR_NULL(mr))
-			goto err_access;
-		sgl->seg[sgl->num++] = softrma_seg_mr(mr, sge[i].addr,
-						      sge[i].length);
-		softrma_mr_put(mr);
-	}
-	return 0;
-
-err_len:
-	softrma_sgl_release(sgl);
-	return -EINVAL;
-err_access:
-	softrma_sgl_release(sgl);
-	return -EACCES;
-}
-
-/* A one-segment list over kernel memory: inline data, atomic results. */
-void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len)
-{
-	sgl->seg[0] = (struct softrma_seg) { .kaddr = buf, .len = len };
-	sgl->num = len ? 1 : 0;
-	sgl->length = len;
-}
-
-/*
- * A one-segment list over an MR the responder has checked and uses; the
- * list references it until softrma_sgl_release().
- */
-void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
-			 u64 iova, u32 len)
-{
-	sgl->num = 0;
-	sgl->length = len;
-	if (len)
-		sgl->seg[sgl->num++] = softrma_seg_mr(mr, iova, len);
-}
-
-struct softrma_cursor {
-	const struct softrma_sgl *sgl;
-	u32 seg;
-	u32 off;		/* within the segment */
-};
-
-/* Maps the cursor's position; *len is how much lies in the mapping. */
-static void *softrma_cursor_map(const struct softrma_cursor *c, u64 *len,
-				struct page **page)
-{
-	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
-
-	*len = seg->len - c->off;
-	if (!seg->mr) {
-		*page = NULL;
-		return seg->kaddr + c->off;
-	}
-	return softrma_mr_map(seg->mr, seg->addr + c->off, len, page);
-}
-
-static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
-{
-	c->off += n;
-	if (c->off == c->sgl->seg[c->seg].len) {
-		c->seg++;
-		c->off = 0;
-	}
-}
-
-/* False when the list ends first: its callers promised it would not. */
-static bool softrma_cursor_valid(const struct softrma_cursor *c)
-{
-	return !WARN_ON_ONCE(c->seg >= c->sgl->num);
-}
-
-static bool softrma_cursor_seek(struct softrma_cursor *c, u64 off)
-{
-	u32 n;
-
-	for (; off; off -= n) {
-		if (!softrma_cursor_valid(c))
-			return false;
-		n = min_t(u64, c->sgl->seg[c->seg].len - c->off, off);
-		softrma_cursor_advance(c, n);
-	}
-	return true;
-}
-
-/* Ends the accesses to the first @num segments of @sgl. */
-static void softrma_sgl_exit(const struct softrma_sgl *sgl, u32 num)
-{
-	for (u32 i = 0; i < num; i++)
-		if (sgl->seg[i].mr)
-			softrma_users_put(&sgl->seg[i].mr->users);
-}
-
-/*
- * Begins an access to every MR of @sgl, which deregistration waits for;
- * false, with none begun, when one is deregistered already.
- */
-static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
-{
-	for (u32 i = 0; i < sgl->num; i++) {
-		if (sgl->seg[i].mr && !softrma_users_get(&sgl->seg[i].mr->users)) {
-			softrma_sgl_exit(sgl, i);
-			return false;
-		}
-	}
-	return true;
-}
-
-/*
- * The one place softrma moves payload: @len bytes from @src_off bytes into
- * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
- * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
- * deregistered (then nothing moves), or -EIO when a list does not hold
- * what the offsets and @len name.  May sleep.
- */
-int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-			const struct softrma_sgl *src, u64 src_off, u64 len)
-{
-	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
-	struct page *dpage, *spage;
-	void *daddr, *saddr;
-	u64 dlen, slen, n;
-	int err = 0;
-
-	if (!len)
-		return 0;
-	if (!softrma_sgl_enter(src))
-		return -EFAULT;
-	if (!softrma_sgl_enter(dst)) {
-		softrma_sgl_exit(src, src->num);
-		return -EACCES;
-	}
-	if (!softrma_cursor_seek(&d, dst_off) ||
-	    !softrma_cursor_seek(&s, src_off))
-		err = -EIO;
-	while (!err && len) {
-		if (!softrma_cursor_valid(&d) || !softrma_cursor_valid(&s)) {
-			err = -EIO;
-			break;
-		}
-		daddr = softrma_cursor_map(&d, &dlen, &dpage);
-		saddr = softrma_cursor_map(&s, &slen, &spage);
-		n = min3(dlen, slen, len);
-		if (spage)
-			softrma_cache_before_device_read(spage);
-		memcpy(daddr, saddr, n);
-		if (dpage)
-			softrma_cache_after_device_write(dpage);
-		softrma_mr_unmap(saddr, spage);
-		softrma_mr_unmap(daddr, dpage);
-		softrma_cursor_advance(&d, n);
-		softrma_cursor_advance(&s, n);
-		len -= n;
-		/* Messages go up to 2 GiB; callers run in process context. */
-		cond_resched();
-	}
-	softrma_sgl_exit(dst, dst->num);
-	softrma_sgl_exit(src, src->num);
-	return err;
 }
 
 /* Serialises softrma's atomics with one another, as one HCA would. */

@@ -7,7 +7,7 @@
  */
 
 #include "proto/roce.h"
-#include "softrma.h"
+#include "msg.h"
 
 /* A request's outcome: the answer on the wire and the requester's status. */
 static const struct {

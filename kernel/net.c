@@ -142,7 +142,7 @@ static struct socket *softrma_net_open(struct softrma_netsock *ns, int family)
 
 	err = udp_sock_create(ns->net, &port, &sock);
 	if (err) {
-		pr_info("softrma: UDP port %u (IPv%d) is taken (rdma_rxe?): no RoCEv2 receive in this namespace\n",
+		pr_info("UDP port %u (IPv%d) is taken (rdma_rxe?): no RoCEv2 receive in this namespace\n",
 			ROCE_UDP_PORT, family == AF_INET ? 4 : 6);
 		return NULL;
 	}
@@ -446,23 +446,23 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 	return true;
 }
 
-/* Sends the datagram @req of @qp (UD, GSI) as one RoCEv2 packet. */
-bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req)
+/* Sends the datagram @msg of @qp (UD, GSI) as one RoCEv2 packet. */
+bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg)
 {
 	struct roce_pkt pkt = {
-		.opcode = ROCE_UD | (req->opcode == IB_WR_SEND_WITH_IMM ?
+		.opcode = ROCE_UD | (msg->opcode == IB_WR_SEND_WITH_IMM ?
 				     ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
-		.se = req->send_flags & IB_SEND_SOLICITED,
-		.dqpn = req->dest_qpn,
+		.se = msg->send_flags & IB_SEND_SOLICITED,
+		.dqpn = msg->dest_qpn,
 		.psn = qp->attr.sq_psn,
-		.qkey = req->qkey,
-		.sqpn = req->src_qpn,
-		.imm = req->imm_data,
-		.payload_len = req->length,
+		.qkey = msg->qkey,
+		.sqpn = msg->src_qpn,
+		.imm = msg->imm_data,
+		.payload_len = msg->length,
 	};
 
 	qp->attr.sq_psn = roce_psn_add(qp->attr.sq_psn, 1);
-	return softrma_net_xmit(qp, req->av, &pkt, req->local, 0);
+	return softrma_net_xmit(qp, msg->av, &pkt, msg->local, 0);
 }
 
 /*
@@ -473,7 +473,7 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 				   const struct roce_pkt *pkt,
 				   struct softrma_av *av, u8 *payload)
 {
-	struct softrma_req req = {
+	struct softrma_msg msg = {
 		.opcode = (pkt->opcode & 0x1f) == ROCE_SEND_ONLY_IMM ?
 			  IB_WR_SEND_WITH_IMM : IB_WR_SEND,
 		.send_flags = pkt->se ? IB_SEND_SOLICITED : 0,
@@ -491,17 +491,17 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	struct softrma_qp *qp;
 
 	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
-	req.local = &sgl;
+	msg.local = &sgl;
 	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw)) {
 		if (pkt->dqpn != SOFTRMA_MCAST_QPN)
 			return SOFTRMA_CNT_RCVD_NO_QP;
-		return softrma_mcast_deliver(sdev, &req) ?
+		return softrma_mcast_deliver(sdev, &msg) ?
 			SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
 	}
 	qp = softrma_qp_get(sdev, pkt->dqpn);
 	if (!qp)
 		return SOFTRMA_CNT_RCVD_NO_QP;
-	res = softrma_resp_execute(qp, &req);
+	res = softrma_resp_execute(qp, &msg);
 	softrma_qp_put(qp);
 	return res == SOFTRMA_RESP_ACK ? SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
 }

@@ -9,7 +9,7 @@
 
 #include <linux/nospec.h>
 
-#include "softrma.h"
+#include "msg.h"
 
 #define RC BIT(IB_QPT_RC)
 #define UC BIT(IB_QPT_UC)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Protection domains. */
 
-#include "softrma.h"
+#include "verbs.h"
 
 int softrma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {

@@ -7,7 +7,7 @@
  * atomic context.
  */
 
-#include "softrma.h"
+#include "msg.h"
 
 static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				const struct ib_send_wr *wr)
@@ -133,7 +133,7 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	softrma_req_run(qp);
+	softrma_sq_run(qp);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "msg.h"
 #include "trace.h"
 
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -40,8 +41,8 @@ static void softrma_qp_work(struct work_struct *work)
 {
 	struct softrma_qp *qp = container_of(work, struct softrma_qp, work);
 
-	softrma_req_run(qp);
-	softrma_resp_flush(qp);
+	softrma_sq_run(qp);
+	softrma_resp_flush_err(qp);
 }
 
 /* Runs the QP's work (send queue, receive flush) soon, unless it is dying. */
@@ -222,7 +223,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->post_lock);
-	INIT_DELAYED_WORK(&qp->rnr_work, softrma_req_rnr_work);
+	INIT_DELAYED_WORK(&qp->rnr_work, softrma_sq_rnr_work);
 	INIT_WORK(&qp->work, softrma_qp_work);
 	softrma_users_init(&qp->users);
 	qp->state = IB_QPS_RESET;
@@ -431,7 +432,7 @@ out:
 
 	/* Work posted before RTS (or during SQD) may go now. */
 	if (!err && next == IB_QPS_RTS)
-		softrma_req_run(qp);
+		softrma_sq_run(qp);
 	return err;
 }
 

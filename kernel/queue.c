@@ -6,7 +6,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "softrma.h"
+#include "verbs.h"
 
 /* Owns a user ring's buffer, so that a mapping in progress keeps it alive. */
 struct softrma_mmap_entry {

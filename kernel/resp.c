@@ -7,7 +7,7 @@
  */
 
 #include "proto/net_hdr.h"
-#include "softrma.h"
+#include "msg.h"
 
 /*
  * Receive WQEs come from the QP's own RQ, or from its SRQ, which the
@@ -76,7 +76,7 @@ static void softrma_resp_consume_rqe(struct softrma_qp *qp)
  * the receive CQ overflowed.
  */
 bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
-				const struct softrma_req *req,
+				const struct softrma_msg *msg,
 				enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u64 length)
 {
@@ -90,29 +90,29 @@ bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 	bool solicited = status != IB_WC_SUCCESS;
 
 	lockdep_assert_held(&qp->rq_lock);
-	if (req) {
-		cqe.src_qp = req->src_qpn;
-		if (req->av) {
+	if (msg) {
+		cqe.src_qp = msg->src_qpn;
+		if (msg->av) {
 			cqe.wc_flags |= IB_WC_GRH;
-			cqe.network_hdr_type = softrma_av_network_type(req->av);
+			cqe.network_hdr_type = softrma_av_network_type(msg->av);
 		}
-		if (softrma_wr_op(req->opcode)->imm) {
-			cqe.imm_data = req->imm_data;
+		if (softrma_wr_op(msg->opcode)->imm) {
+			cqe.imm_data = msg->imm_data;
 			cqe.wc_flags |= IB_WC_WITH_IMM;
 		}
-		solicited |= !!(req->send_flags & IB_SEND_SOLICITED);
+		solicited |= !!(msg->send_flags & IB_SEND_SOLICITED);
 	}
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
 }
 
 /* Completes the fetched receive WQE; false when the receive CQ overflowed. */
 static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
-				      const struct softrma_req *req,
+				      const struct softrma_msg *msg,
 				      enum ib_wc_status status,
 				      enum ib_wc_opcode opcode, u64 length)
 {
 	softrma_resp_consume_rqe(qp);
-	return softrma_resp_post_recv_cqe(qp, req, status, opcode, length);
+	return softrma_resp_post_recv_cqe(qp, msg, status, opcode, length);
 }
 
 /* Resolves the memory of the receive WQE in qp->rqe: a completion status. */
@@ -138,7 +138,7 @@ static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp,
  * was bad and has been completed with an error.
  */
 int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
-			  const struct softrma_req *req)
+			  const struct softrma_msg *msg)
 {
 	enum ib_wc_status status;
 	int err;
@@ -154,17 +154,17 @@ int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
 	status = softrma_resp_resolve_rqe(qp, sgl);
 	if (status == IB_WC_SUCCESS)
 		return 0;
-	softrma_resp_post_recv_cqe(qp, req, status, IB_WC_RECV, 0);
+	softrma_resp_post_recv_cqe(qp, msg, status, IB_WC_RECV, 0);
 	return -EACCES;
 }
 
 static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
-						    struct softrma_req *req,
+						    struct softrma_msg *msg,
 						    int err)
 {
 	if (err != -EAGAIN)
 		return SOFTRMA_RESP_NAK_OP;
-	req->rnr_timer = qp->attr.min_rnr_timer;
+	msg->rnr_timer = qp->attr.min_rnr_timer;
 	return SOFTRMA_RESP_RNR_NAK;
 }
 
@@ -172,10 +172,10 @@ static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
  * A UD receive gets the packet's network header in front of the payload.
  * Returns its length, 0 for connected QPs.
  */
-static u32 softrma_resp_net_hdr(const struct softrma_req *req,
+static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
 				u8 hdr[SOFTRMA_NET_HDR_LEN])
 {
-	const struct softrma_av *av = req->av;
+	const struct softrma_av *av = msg->av;
 	struct softrma_net_hdr_info info;
 
 	if (!av)
@@ -184,8 +184,8 @@ static u32 softrma_resp_net_hdr(const struct softrma_req *req,
 		.traffic_class = av->traffic_class,
 		.hop_limit = av->hop_limit,
 		.flow_label = av->flow_label,
-		.msg_len = req->length,
-		.has_imm = softrma_wr_op(req->opcode)->imm,
+		.msg_len = msg->length,
+		.has_imm = softrma_wr_op(msg->opcode)->imm,
 	};
 	memcpy(info.sgid, av->sgid.raw, sizeof(info.sgid));
 	memcpy(info.dgid, av->dgid.raw, sizeof(info.dgid));
@@ -194,12 +194,12 @@ static u32 softrma_resp_net_hdr(const struct softrma_req *req,
 }
 
 /*
- * Moves @len bytes between the requester's memory (req->local, from its
+ * Moves @len bytes between the requester's memory (msg->local, from its
  * start) and @mem at @mem_off: into @mem when @to_mem.  An MR of the
  * requester that is gone is its own error: the request is dropped and the
  * requester told (local_gone).  One of the responder's is a NAK.
  */
-static enum softrma_resp_result softrma_resp_move(struct softrma_req *req,
+static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
 						  struct softrma_sgl *mem,
 						  u64 mem_off, bool to_mem,
 						  u64 len)
@@ -207,20 +207,20 @@ static enum softrma_resp_result softrma_resp_move(struct softrma_req *req,
 	int err;
 
 	if (to_mem)
-		err = softrma_sgl_copy_at(mem, mem_off, req->local, 0, len);
+		err = softrma_sgl_copy_at(mem, mem_off, msg->local, 0, len);
 	else
-		err = softrma_sgl_copy_at(req->local, 0, mem, mem_off, len);
+		err = softrma_sgl_copy_at(msg->local, 0, mem, mem_off, len);
 	if (!err)
 		return SOFTRMA_RESP_ACK;
 	if (err == (to_mem ? -EFAULT : -EACCES)) {
-		req->local_gone = true;
+		msg->local_gone = true;
 		return SOFTRMA_RESP_DROPPED;
 	}
 	return SOFTRMA_RESP_NAK_ACCESS;
 }
 
 static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
-						     struct softrma_req *req)
+						     struct softrma_msg *msg)
 {
 	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
 	u8 hdr[SOFTRMA_NET_HDR_LEN];
@@ -231,42 +231,42 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 
 	err = softrma_resp_fetch_rqe(qp);
 	if (err)
-		return softrma_resp_no_rqe(qp, req, err);
+		return softrma_resp_no_rqe(qp, msg, err);
 	status = softrma_resp_resolve_rqe(qp, sgl);
 	if (status != IB_WC_SUCCESS) {
-		softrma_resp_complete_rqe(qp, req, status, IB_WC_RECV, 0);
+		softrma_resp_complete_rqe(qp, msg, status, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_OP;
 	}
-	hdr_len = softrma_resp_net_hdr(req, hdr);
-	if (hdr_len + req->length > sgl->length) {
+	hdr_len = softrma_resp_net_hdr(msg, hdr);
+	if (hdr_len + msg->length > sgl->length) {
 		softrma_sgl_release(sgl);
-		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0);
+		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
 	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
 	if (softrma_sgl_copy(sgl, &hdr_sgl, hdr_len))
 		res = SOFTRMA_RESP_NAK_ACCESS;
 	else
-		res = softrma_resp_move(req, sgl, hdr_len, true, req->length);
+		res = softrma_resp_move(msg, sgl, hdr_len, true, msg->length);
 	softrma_sgl_release(sgl);
 	if (res == SOFTRMA_RESP_DROPPED)	/* the receive stays posted */
 		return res;
 	if (res != SOFTRMA_RESP_ACK) {
-		softrma_resp_complete_rqe(qp, req, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0);
+		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0);
 		return SOFTRMA_RESP_NAK_OP;
 	}
-	return softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS, IB_WC_RECV,
-					 hdr_len + req->length) ?
+	return softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS, IB_WC_RECV,
+					 hdr_len + msg->length) ?
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
 }
 
 static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
-						  struct softrma_req *req)
+						  struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 
 	softrma_resp_lock_recv(qp);
-	res = softrma_resp_receive(qp, req);
+	res = softrma_resp_receive(qp, msg);
 	softrma_resp_unlock_recv(qp);
 	return res;
 }
@@ -295,20 +295,20 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 
 /* RDMA WRITE into the target MR, or RDMA READ out of it. */
 static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
-						  struct softrma_req *req)
+						  struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 	struct softrma_mr *mr;
 
-	if (!req->length)
+	if (!msg->length)
 		return SOFTRMA_RESP_ACK;
-	mr = softrma_resp_target(qp, req->rkey, req->remote_addr, req->length,
-				 req->opcode);
+	mr = softrma_resp_target(qp, msg->rkey, msg->remote_addr, msg->length,
+				 msg->opcode);
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
-	softrma_sgl_init_mr(&qp->resp_sgl, mr, req->remote_addr, req->length);
-	res = softrma_resp_move(req, &qp->resp_sgl, 0,
-				req->opcode != IB_WR_RDMA_READ, req->length);
+	softrma_sgl_init_mr(&qp->resp_sgl, mr, msg->remote_addr, msg->length);
+	res = softrma_resp_move(msg, &qp->resp_sgl, 0,
+				msg->opcode != IB_WR_RDMA_READ, msg->length);
 	softrma_sgl_release(&qp->resp_sgl);
 	softrma_mr_put(mr);
 	return res;
@@ -320,7 +320,7 @@ static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
  * taken (a NAK leaves the receive posted).
  */
 static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
-						       struct softrma_req *req)
+						       struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 	int err;
@@ -328,14 +328,14 @@ static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
 	softrma_resp_lock_recv(qp);
 	err = softrma_resp_fetch_rqe(qp);
 	if (err) {
-		res = softrma_resp_no_rqe(qp, req, err);
+		res = softrma_resp_no_rqe(qp, msg, err);
 		goto out;
 	}
-	res = softrma_resp_rdma(qp, req);
+	res = softrma_resp_rdma(qp, msg);
 	if (res != SOFTRMA_RESP_ACK)
 		goto out;
-	if (!softrma_resp_complete_rqe(qp, req, IB_WC_SUCCESS,
-				       IB_WC_RECV_RDMA_WITH_IMM, req->length))
+	if (!softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS,
+				       IB_WC_RECV_RDMA_WITH_IMM, msg->length))
 		res = SOFTRMA_RESP_NAK_OP;
 out:
 	softrma_resp_unlock_recv(qp);
@@ -362,22 +362,22 @@ struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
 }
 
 static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
-						    struct softrma_req *req)
+						    struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 	struct softrma_mr *mr;
 	u64 orig;
 
-	mr = softrma_resp_atomic_target(qp, req->rkey, req->remote_addr,
-					req->opcode, &res);
+	mr = softrma_resp_atomic_target(qp, msg->rkey, msg->remote_addr,
+					msg->opcode, &res);
 	if (!mr)
 		return res;
-	orig = softrma_mr_atomic(mr, req->remote_addr,
-				 req->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
-				 req->compare_add, req->swap);
+	orig = softrma_mr_atomic(mr, msg->remote_addr,
+				 msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
+				 msg->compare_add, msg->swap);
 	softrma_mr_put(mr);
 	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
-	return softrma_resp_move(req, &qp->resp_sgl, 0, false, sizeof(orig));
+	return softrma_resp_move(msg, &qp->resp_sgl, 0, false, sizeof(orig));
 }
 
 /*
@@ -448,17 +448,17 @@ enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 
 /* ATOMIC WRITE of the 8 bytes the request carries. */
 static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_qp *qp,
-								struct softrma_req *req)
+								struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 	struct softrma_sgl value_sgl;
 	u64 value;
 
 	softrma_sgl_init_kbuf(&value_sgl, &value, sizeof(value));
-	res = softrma_resp_move(req, &value_sgl, 0, true, sizeof(value));
+	res = softrma_resp_move(msg, &value_sgl, 0, true, sizeof(value));
 	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	return softrma_resp_atomic_write(qp, req->rkey, req->remote_addr, value);
+	return softrma_resp_atomic_write(qp, msg->rkey, msg->remote_addr, value);
 }
 
 /*
@@ -466,64 +466,64 @@ static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_q
  * wrong, the datagram is dropped, nobody is told and the QP carries on.
  */
 static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
-						      struct softrma_req *req)
+						      struct softrma_msg *msg)
 {
-	if ((req->opcode != IB_WR_SEND && req->opcode != IB_WR_SEND_WITH_IMM) ||
-	    req->qkey != qp->attr.qkey)
+	if ((msg->opcode != IB_WR_SEND && msg->opcode != IB_WR_SEND_WITH_IMM) ||
+	    msg->qkey != qp->attr.qkey)
 		return SOFTRMA_RESP_DROPPED;
-	return softrma_resp_send(qp, req) == SOFTRMA_RESP_ACK ?
+	return softrma_resp_send(qp, msg) == SOFTRMA_RESP_ACK ?
 		SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
 }
 
 /* The requester's connection, if the requester is @qp's peer QP. */
 static const struct softrma_av *softrma_resp_peer_path(struct softrma_qp *qp,
-						       const struct softrma_req *req)
+						       const struct softrma_msg *msg)
 {
-	return req->src_qpn == qp->attr.dest_qp_num ? req->path : NULL;
+	return msg->src_qpn == qp->attr.dest_qp_num ? msg->path : NULL;
 }
 
 static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
-						      struct softrma_req *req)
+						      struct softrma_msg *msg)
 {
 	enum ib_qp_type type = softrma_qp_transport(qp);
 
 	/* Requests of another transport are not for this QP. */
-	if (req->qp_type != type)
+	if (msg->qp_type != type)
 		return SOFTRMA_RESP_DROPPED;
 	if (type == IB_QPT_UD)
-		return softrma_resp_datagram(qp, req);
+		return softrma_resp_datagram(qp, msg);
 	/* A connected QP answers its peer only: a stranger gets nothing. */
-	if (!softrma_qp_from_peer(qp, softrma_resp_peer_path(qp, req)))
+	if (!softrma_qp_from_peer(qp, softrma_resp_peer_path(qp, msg)))
 		return SOFTRMA_RESP_DROPPED;
 
-	if (!softrma_resp_allowed(qp, req->opcode))
+	if (!softrma_resp_allowed(qp, msg->opcode))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 
-	switch (req->opcode) {
+	switch (msg->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
-		return softrma_resp_send(qp, req);
+		return softrma_resp_send(qp, msg);
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_READ:
-		return softrma_resp_rdma(qp, req);
+		return softrma_resp_rdma(qp, msg);
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return softrma_resp_write_imm(qp, req);
+		return softrma_resp_write_imm(qp, msg);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return softrma_resp_atomic(qp, req);
+		return softrma_resp_atomic(qp, msg);
 	case SOFTRMA_WR_ATOMIC_WRITE:
-		return softrma_resp_local_atomic_write(qp, req);
+		return softrma_resp_local_atomic_write(qp, msg);
 	case SOFTRMA_WR_FLUSH:
-		return softrma_resp_rdma_flush(qp, req->rkey, req->remote_addr,
-					       req->length, req->flush_type,
-					       req->flush_level);
+		return softrma_resp_rdma_flush(qp, msg->rkey, msg->remote_addr,
+					       msg->length, msg->flush_type,
+					       msg->flush_level);
 	default:
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
 }
 
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
-					      struct softrma_req *req)
+					      struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 
@@ -533,7 +533,7 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	else if (qp->on_wire)
 		res = SOFTRMA_RESP_DROPPED;	/* its peer speaks in packets */
 	else
-		res = softrma_resp_dispatch(qp, req);
+		res = softrma_resp_dispatch(qp, msg);
 
 	/* UC drops what it cannot execute, and the QP carries on. */
 	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
@@ -550,7 +550,7 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
  * and the receive a message in packets was filling.  An SRQ's receives
  * belong to the SRQ, and stay for its other QPs.
  */
-void softrma_resp_flush(struct softrma_qp *qp)
+void softrma_resp_flush_err(struct softrma_qp *qp)
 {
 	u32 done = 0;
 

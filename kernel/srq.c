@@ -6,7 +6,7 @@
 
 #include <rdma/uverbs_ioctl.h>
 
-#include "softrma.h"
+#include "verbs.h"
 
 int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)

@@ -12,7 +12,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "softrma.h"
+#include "verbs.h"
 
 TRACE_DEFINE_ENUM(IB_QPS_RESET);
 TRACE_DEFINE_ENUM(IB_QPS_INIT);

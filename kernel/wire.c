@@ -147,8 +147,8 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	qp->wire = NULL;
 }
 
-/* In error: the WQEs in flight complete with WR_FLUSH_ERR.  sq_lock. */
-void softrma_wire_flush(struct softrma_qp *qp)
+/* In error: the WQEs in flight complete with WR_FLUSH_ERR. */
+void softrma_wire_flush_err(struct softrma_qp *qp)
 {
 	lockdep_assert_held(&qp->sq_lock);
 	while (qp->sq.index != qp->wire->next_index)

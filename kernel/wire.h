@@ -12,7 +12,7 @@
 
 #include "proto/rsrc.h"
 #include "proto/seq.h"
-#include "softrma.h"
+#include "net.h"
 
 #define SOFTRMA_WIRE_WQES	32	/* SQ entries in flight at once */
 /*
@@ -34,7 +34,7 @@
 /* An SQ entry on the wire, from the time it is taken until it completes. */
 struct softrma_wqe {
 	struct softrma_sqe *sqe;	/* kernel copy */
-	struct softrma_req req;		/* its request, prepared */
+	struct softrma_msg msg;		/* its request, prepared */
 	struct softrma_sgl sgl;		/* its local memory, held */
 	enum ib_wc_status status;	/* not SUCCESS: failed before sending */
 	u32 first_psn;
@@ -95,12 +95,12 @@ static inline struct softrma_wqe *softrma_wire_wqe(struct softrma_qp *qp,
 
 static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
 {
-	return wqe->req.opcode == IB_WR_RDMA_READ;
+	return wqe->msg.opcode == IB_WR_RDMA_READ;
 }
 
 static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 {
-	return softrma_wr_op(wqe->req.opcode)->response;
+	return softrma_wr_op(wqe->msg.opcode)->response;
 }
 
 /* wire.c */

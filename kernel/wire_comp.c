@@ -110,7 +110,7 @@ static void softrma_wire_nak(struct softrma_qp *qp, u32 psn, u8 syndrome)
 		return;
 	if (roce_aeth_kind(syndrome) == ROCE_AETH_KIND_RNR) {
 		softrma_wire_count(qp, SOFTRMA_CNT_RCVD_RNR_NAK);
-		if (!softrma_req_rnr_wait(qp, value)) {
+		if (!softrma_sq_rnr_wait(qp, value)) {
 			softrma_wire_complete_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -205,14 +205,14 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	struct softrma_sgl data;
 	u64 off;
 
-	if (!wqe || softrma_wr_op(wqe->req.opcode)->atomic)
+	if (!wqe || softrma_wr_op(wqe->msg.opcode)->atomic)
 		return;
 	if (!softrma_wqe_is_read(wqe)) {
 		softrma_wire_rma_ext_resp(qp, wqe, pkt);
 		return;
 	}
 	off = (u64)roce_psn_diff(pkt->psn, wqe->first_psn) * mtu;
-	if (pkt->payload_len != min_t(u64, mtu, wqe->req.length - off)) {
+	if (pkt->payload_len != min_t(u64, mtu, wqe->msg.length - off)) {
 		softrma_drop(to_sdev(qp->ibqp.device),
 			     SOFTRMA_CNT_RCVD_MALFORMED);
 		return;
@@ -234,7 +234,7 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	u64 orig = pkt->atomic_orig;
 	struct softrma_sgl data;
 
-	if (!wqe || !softrma_wr_op(wqe->req.opcode)->atomic)
+	if (!wqe || !softrma_wr_op(wqe->msg.opcode)->atomic)
 		return;
 	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
 	if (softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig))) {

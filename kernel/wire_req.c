@@ -47,7 +47,7 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 
 	lockdep_assert_held(&qp->sq_lock);
 	softrma_sgl_release(&wqe->sgl);
-	if (!softrma_req_complete(qp, wqe->sqe, status, wqe->req.length) ||
+	if (!softrma_sq_complete(qp, wqe->sqe, status, wqe->msg.length) ||
 	    status != IB_WC_SUCCESS)
 		softrma_qp_set_error(qp);
 }
@@ -95,28 +95,28 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 				   struct softrma_wqe *wqe)
 {
 	struct softrma_wire *w = qp->wire;
-	const struct softrma_req *req = &wqe->req;
+	const struct softrma_msg *msg = &wqe->msg;
 	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
 	u64 off = (u64)idx * w->mtu;
 	bool first = !idx, last = wqe->next_psn == wqe->last_psn;
-	const struct softrma_wr_op *op = softrma_wr_op(req->opcode);
+	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
 	bool write = op->write;
 	struct roce_pkt pkt = {
 		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
 				      op->imm, first, last),
 		.psn = wqe->next_psn,
-		.payload_len = min_t(u64, w->mtu, req->length - off),
+		.payload_len = min_t(u64, w->mtu, msg->length - off),
 		.ackreq = softrma_wire_ackreq(qp, last),
 	};
 
 	if (write && first) {
-		pkt.va = req->remote_addr;
-		pkt.rkey = req->rkey;
-		pkt.dma_len = req->length;
+		pkt.va = msg->remote_addr;
+		pkt.rkey = msg->rkey;
+		pkt.dma_len = msg->length;
 	}
 	if (last) {
-		pkt.se = req->send_flags & IB_SEND_SOLICITED;
-		pkt.imm = req->imm_data;
+		pkt.se = msg->send_flags & IB_SEND_SOLICITED;
+		pkt.imm = msg->imm_data;
 	}
 	softrma_wire_xmit(qp, &pkt, &wqe->sgl, off);
 	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
@@ -127,23 +127,23 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 static void softrma_wire_send_single(struct softrma_qp *qp,
 				     struct softrma_wqe *wqe)
 {
-	const struct softrma_req *req = &wqe->req;
+	const struct softrma_msg *msg = &wqe->msg;
 	struct roce_pkt pkt = {
 		.psn = wqe->next_psn,
 		.ackreq = true,
-		.va = req->remote_addr,
-		.rkey = req->rkey,
+		.va = msg->remote_addr,
+		.rkey = msg->rkey,
 	};
 
-	switch (req->opcode) {
+	switch (msg->opcode) {
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		pkt.opcode = ROCE_CMP_SWAP;
-		pkt.swap_add = req->swap;
-		pkt.compare = req->compare_add;
+		pkt.swap_add = msg->swap;
+		pkt.compare = msg->compare_add;
 		break;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		pkt.opcode = ROCE_FETCH_ADD;
-		pkt.swap_add = req->compare_add;
+		pkt.swap_add = msg->compare_add;
 		break;
 	case SOFTRMA_WR_ATOMIC_WRITE:
 		pkt.opcode = ROCE_ATOMIC_WRITE;
@@ -152,8 +152,8 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 		break;
 	default:			/* FLUSH */
 		pkt.opcode = ROCE_FLUSH;
-		pkt.dma_len = req->length;
-		pkt.feth = req->flush_type | req->flush_level << 4;
+		pkt.dma_len = msg->length;
+		pkt.feth = msg->flush_type | msg->flush_level << 4;
 		break;
 	}
 	softrma_wire_xmit(qp, &pkt, &wqe->sgl, 0);
@@ -169,7 +169,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 				   struct softrma_wqe *wqe)
 {
 	struct softrma_wire *w = qp->wire;
-	const struct softrma_req *req = &wqe->req;
+	const struct softrma_msg *msg = &wqe->msg;
 	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
 	u32 left = roce_psn_diff(wqe->last_psn, wqe->next_psn) + 1;
 	u64 off = (u64)idx * w->mtu;
@@ -177,8 +177,8 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 		.opcode = ROCE_READ_REQ,
 		.psn = wqe->next_psn,
 		.ackreq = true,
-		.va = req->remote_addr + off,
-		.rkey = req->rkey,
+		.va = msg->remote_addr + off,
+		.rkey = msg->rkey,
 	};
 	u32 n;
 
@@ -191,7 +191,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 		n = min3(left, w->window, (u32)SOFTRMA_WIRE_READ_PKTS);
 		wqe->read_end = roce_psn_add(wqe->next_psn, n);
 	}
-	pkt.dma_len = min_t(u64, req->length - off, (u64)n * w->mtu);
+	pkt.dma_len = min_t(u64, msg->length - off, (u64)n * w->mtu);
 	softrma_wire_xmit(qp, &pkt, NULL, 0);
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
 	softrma_wire_sent(w, wqe->next_psn);
@@ -241,7 +241,7 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 {
 	if (softrma_wqe_waits_response(wqe) && !softrma_wqe_is_read(wqe))
 		return 1;
-	return roce_num_pkts(wqe->req.length, qp->wire->mtu);
+	return roce_num_pkts(wqe->msg.length, qp->wire->mtu);
 }
 
 /*
@@ -275,7 +275,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	    softrma_wire_rd_atomic_full(qp))
 		return false;
 
-	wqe->status = softrma_req_prepare(qp, sqe, &wqe->req, &wqe->sgl);
+	wqe->status = softrma_sq_prepare(qp, sqe, &wqe->msg, &wqe->sgl);
 	n = wqe->status == IB_WC_SUCCESS ? softrma_wire_num_psns(qp, wqe) : 0;
 	if (!roce_psn_span_ok(w->comp_psn, roce_psn_add(w->send_psn, n))) {
 		softrma_sgl_release(&wqe->sgl);

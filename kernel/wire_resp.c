@@ -53,11 +53,11 @@ void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush)
 }
 
 /* The request a completion reports: who sent it, immediate data, SE. */
-static struct softrma_req softrma_wire_resp_req(struct softrma_qp *qp,
+static struct softrma_msg softrma_wire_resp_msg(struct softrma_qp *qp,
 						const struct roce_pkt *pkt,
 						u32 wr_opcode)
 {
-	return (struct softrma_req) {
+	return (struct softrma_msg) {
 		.opcode = wr_opcode,
 		.send_flags = pkt->se ? IB_SEND_SOLICITED : 0,
 		.imm_data = pkt->imm,
@@ -72,12 +72,12 @@ static bool softrma_wire_resp_complete(struct softrma_qp *qp,
 				       u32 wr_opcode, enum ib_wc_status status,
 				       enum ib_wc_opcode wc_opcode, u64 len)
 {
-	struct softrma_req req = softrma_wire_resp_req(qp, pkt, wr_opcode);
+	struct softrma_msg msg = softrma_wire_resp_msg(qp, pkt, wr_opcode);
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
 	softrma_sgl_release(&r->rqe_sgl);
 	r->rqe_held = false;
-	return softrma_resp_post_recv_cqe(qp, &req, status, wc_opcode, len);
+	return softrma_resp_post_recv_cqe(qp, &msg, status, wc_opcode, len);
 }
 
 /* The receive WQE for the message of @pkt: the held one, or the next. */
@@ -85,12 +85,12 @@ static enum softrma_resp_result softrma_wire_resp_hold_rqe(struct softrma_qp *qp
 							   const struct roce_pkt *pkt)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	struct softrma_req req = softrma_wire_resp_req(qp, pkt, IB_WR_SEND);
+	struct softrma_msg msg = softrma_wire_resp_msg(qp, pkt, IB_WR_SEND);
 	int err;
 
 	if (r->rqe_held)
 		return SOFTRMA_RESP_ACK;
-	err = softrma_resp_take_rqe(qp, &r->rqe_sgl, &req);
+	err = softrma_resp_take_rqe(qp, &r->rqe_sgl, &msg);
 	if (err == -EAGAIN)
 		return SOFTRMA_RESP_RNR_NAK;
 	if (err)
@@ -295,7 +295,7 @@ static enum softrma_resp_result softrma_wire_resp_atomic_write(struct softrma_qp
 }
 
 /* FLUSH: the FETH's placement type (bits 3:0) and selectivity (5:4). */
-static enum softrma_resp_result softrma_wire_resp_flush(struct softrma_qp *qp,
+static enum softrma_resp_result softrma_wire_resp_rdma_flush(struct softrma_qp *qp,
 							const struct roce_pkt *pkt)
 {
 	return softrma_wire_resp_answered(qp, pkt,
@@ -327,7 +327,7 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 	case ROCE_ATOMIC_WRITE:
 		return softrma_wire_resp_atomic_write(qp, pkt, payload);
 	case ROCE_FLUSH:
-		return softrma_wire_resp_flush(qp, pkt);
+		return softrma_wire_resp_rdma_flush(qp, pkt);
 	default:			/* SEND with invalidate */
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}

@@ -15,47 +15,47 @@
 #include "wire.h"
 
 /* RC: the destination is the QP's path and its peer. */
-static void softrma_req_set_connected_dest(struct softrma_qp *qp,
-					   struct softrma_req *req)
+static void softrma_sq_set_connected_dest(struct softrma_qp *qp,
+					   struct softrma_msg *msg)
 {
-	req->path = &qp->path;
-	req->dgid = &qp->path.dgid;
-	req->dest_qpn = qp->attr.dest_qp_num;
+	msg->path = &qp->path;
+	msg->dgid = &qp->path.dgid;
+	msg->dest_qpn = qp->attr.dest_qp_num;
 }
 
 /* UD: the destination is the entry's AH, QPN and Q_Key. */
-static enum ib_wc_status softrma_req_set_datagram_dest(struct softrma_qp *qp,
+static enum ib_wc_status softrma_sq_set_datagram_dest(struct softrma_qp *qp,
 							const struct softrma_sqe *sqe,
-							struct softrma_req *req)
+							struct softrma_msg *msg)
 {
 	u32 qkey = sqe->wr.ud.remote_qkey;
 
 	if (softrma_ah_read(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			    sqe->wr.ud.ah, &qp->req_av))
+			    sqe->wr.ud.ah, &qp->sq_av))
 		return IB_WC_LOC_QP_OP_ERR;
-	req->av = &qp->req_av;
-	req->dgid = &qp->req_av.dgid;
-	req->dest_qpn = sqe->wr.ud.remote_qpn & 0xffffff;
+	msg->av = &qp->sq_av;
+	msg->dgid = &qp->sq_av.dgid;
+	msg->dest_qpn = sqe->wr.ud.remote_qpn & 0xffffff;
 	/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
-	req->qkey = qkey & 0x80000000 ? qp->attr.qkey : qkey;
+	msg->qkey = qkey & 0x80000000 ? qp->attr.qkey : qkey;
 	return IB_WC_SUCCESS;
 }
 
-static enum ib_wc_status softrma_req_set_dest(struct softrma_qp *qp,
+static enum ib_wc_status softrma_sq_set_dest(struct softrma_qp *qp,
 					      const struct softrma_sqe *sqe,
-					      struct softrma_req *req)
+					      struct softrma_msg *msg)
 {
-	if (!(softrma_wr_op(req->opcode)->qp_types &
+	if (!(softrma_wr_op(msg->opcode)->qp_types &
 	      BIT(softrma_qp_transport(qp))))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (softrma_qp_is_ud(qp))
-		return softrma_req_set_datagram_dest(qp, sqe, req);
-	softrma_req_set_connected_dest(qp, req);
+		return softrma_sq_set_datagram_dest(qp, sqe, msg);
+	softrma_sq_set_connected_dest(qp, msg);
 	return IB_WC_SUCCESS;
 }
 
 /* A UD message fits one packet of the port's MTU. */
-static u64 softrma_req_max_length(struct softrma_qp *qp)
+static u64 softrma_sq_max_length(struct softrma_qp *qp)
 {
 	return softrma_qp_is_ud(qp) ?
 		softrma_port_mtu(to_sdev(qp->ibqp.device)) : SOFTRMA_MAX_MSG_SZ;
@@ -65,42 +65,42 @@ static u64 softrma_req_max_length(struct softrma_qp *qp)
  * FLUSH and ATOMIC WRITE carry everything in the entry: ATOMIC WRITE's
  * 8 bytes are its payload, and FLUSH has none.
  */
-static enum ib_wc_status softrma_req_prepare_rma_ext(const struct softrma_sqe *sqe,
-						     struct softrma_req *req,
+static enum ib_wc_status softrma_sq_prepare_rma_ext(const struct softrma_sqe *sqe,
+						     struct softrma_msg *msg,
 						     struct softrma_sgl *sgl)
 {
 	if (sqe->opcode == SOFTRMA_WR_ATOMIC_WRITE) {
-		req->remote_addr = sqe->wr.atomic_write.remote_addr;
-		req->rkey = sqe->wr.atomic_write.rkey;
+		msg->remote_addr = sqe->wr.atomic_write.remote_addr;
+		msg->rkey = sqe->wr.atomic_write.rkey;
 		softrma_sgl_init_kbuf(sgl, (void *)&sqe->wr.atomic_write.value,
 				      sizeof(u64));
-		req->length = sizeof(u64);
+		msg->length = sizeof(u64);
 		return IB_WC_SUCCESS;
 	}
-	req->remote_addr = sqe->wr.flush.remote_addr;
-	req->rkey = sqe->wr.flush.rkey;
-	req->length = sqe->wr.flush.length;
-	req->flush_type = sqe->wr.flush.type;
-	req->flush_level = sqe->wr.flush.level;
+	msg->remote_addr = sqe->wr.flush.remote_addr;
+	msg->rkey = sqe->wr.flush.rkey;
+	msg->length = sqe->wr.flush.length;
+	msg->flush_type = sqe->wr.flush.type;
+	msg->flush_level = sqe->wr.flush.level;
 	softrma_sgl_init_kbuf(sgl, NULL, 0);
-	return req->length > SOFTRMA_MAX_MSG_SZ ? IB_WC_LOC_LEN_ERR :
+	return msg->length > SOFTRMA_MAX_MSG_SZ ? IB_WC_LOC_LEN_ERR :
 						  IB_WC_SUCCESS;
 }
 
 /*
- * Fills @req from @sqe, a kernel copy of an SQ entry, and resolves its
+ * Fills @msg from @sqe, a kernel copy of an SQ entry, and resolves its
  * memory into @sgl, which the request then names.
  */
-enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
+enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 				      const struct softrma_sqe *sqe,
-				      struct softrma_req *req,
+				      struct softrma_msg *msg,
 				      struct softrma_sgl *sgl)
 {
 	const struct softrma_wr_op *op = softrma_wr_op(sqe->opcode);
 	enum ib_wc_status status;
 	int err;
 
-	*req = (struct softrma_req) {
+	*msg = (struct softrma_msg) {
 		.opcode = sqe->opcode,
 		.send_flags = sqe->send_flags,
 		.imm_data = sqe->imm_data,
@@ -108,26 +108,26 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
-	status = softrma_req_set_dest(qp, sqe, req);
+	status = softrma_sq_set_dest(qp, sqe, msg);
 	if (status != IB_WC_SUCCESS)
 		return status;
 	switch (sqe->opcode) {
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		req->remote_addr = sqe->wr.rdma.remote_addr;
-		req->rkey = sqe->wr.rdma.rkey;
+		msg->remote_addr = sqe->wr.rdma.remote_addr;
+		msg->rkey = sqe->wr.rdma.rkey;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		req->remote_addr = sqe->wr.atomic.remote_addr;
-		req->rkey = sqe->wr.atomic.rkey;
-		req->compare_add = sqe->wr.atomic.compare_add;
-		req->swap = sqe->wr.atomic.swap;
+		msg->remote_addr = sqe->wr.atomic.remote_addr;
+		msg->rkey = sqe->wr.atomic.rkey;
+		msg->compare_add = sqe->wr.atomic.compare_add;
+		msg->swap = sqe->wr.atomic.swap;
 		break;
 	case SOFTRMA_WR_FLUSH:
 	case SOFTRMA_WR_ATOMIC_WRITE:
-		return softrma_req_prepare_rma_ext(sqe, req, sgl);
+		return softrma_sq_prepare_rma_ext(sqe, msg, sgl);
 	}
 
 	if (sqe->send_flags & IB_SEND_INLINE) {
@@ -146,9 +146,9 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 			return err == -EINVAL ? IB_WC_LOC_LEN_ERR :
 						IB_WC_LOC_PROT_ERR;
 	}
-	req->length = sgl->length;
-	if ((op->atomic && req->length != sizeof(u64)) ||
-	    req->length > softrma_req_max_length(qp)) {
+	msg->length = sgl->length;
+	if ((op->atomic && msg->length != sizeof(u64)) ||
+	    msg->length > softrma_sq_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;
 	}
@@ -156,11 +156,11 @@ enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
 }
 
 /*
- * Hands @req to the QP it is addressed to and waits for the answer: on this
+ * Hands @msg to the QP it is addressed to and waits for the answer: on this
  * host directly, elsewhere (datagrams, so far) in a packet.
  */
-static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
-						     struct softrma_req *req)
+static enum softrma_resp_result softrma_sq_transmit(struct softrma_qp *qp,
+						     struct softrma_msg *msg)
 {
 	struct softrma_qp *peer = NULL;
 	enum softrma_resp_result res;
@@ -168,17 +168,17 @@ static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
 
 	/* A device in the same namespace is reached directly. */
 	if (!softrma_qp_is_ud(qp) || !softrma_net_forced())
-		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), req->dgid);
+		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), msg->dgid);
 	if (!sdev && softrma_qp_is_ud(qp))
-		return softrma_net_xmit_datagram(qp, req) ?
+		return softrma_net_xmit_datagram(qp, msg) ?
 			SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
 	if (sdev) {
-		peer = softrma_qp_get(sdev, req->dest_qpn);
+		peer = softrma_qp_get(sdev, msg->dest_qpn);
 		ib_device_put(&sdev->ib_dev);
 	}
 	if (!peer)
 		return SOFTRMA_RESP_DROPPED;
-	res = softrma_resp_execute(peer, req);
+	res = softrma_resp_execute(peer, msg);
 	softrma_qp_put(peer);
 	return res;
 }
@@ -187,7 +187,7 @@ static enum softrma_resp_result softrma_req_transmit(struct softrma_qp *qp,
  * After an RNR NAK: true when the SQ head waits and is tried again, false
  * when its RNR retries are used up (7 means retry forever).
  */
-bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
+bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
 	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->rnr_retrying) {
@@ -207,26 +207,26 @@ bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer)
 }
 
 /* Executes the SQ head: a work completion status, or -EAGAIN to wait. */
-static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
+static int softrma_sq_execute(struct softrma_qp *qp, u64 *length)
 {
 	enum softrma_resp_result res;
 	enum ib_wc_status status;
-	struct softrma_req req;
+	struct softrma_msg msg;
 
-	status = softrma_req_prepare(qp, qp->sqe, &req, &qp->req_sgl);
+	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	*length = req.length;
-	res = softrma_req_transmit(qp, &req);
-	softrma_sgl_release(&qp->req_sgl);
-	if (req.local_gone)
+	*length = msg.length;
+	res = softrma_sq_transmit(qp, &msg);
+	softrma_sgl_release(&qp->sq_sgl);
+	if (msg.local_gone)
 		return IB_WC_LOC_PROT_ERR;
 	/* UC and UD are unacknowledged: sent is done. */
 	if (!softrma_qp_is_reliable(qp))
 		return IB_WC_SUCCESS;
 
 	if (res == SOFTRMA_RESP_RNR_NAK &&
-	    softrma_req_rnr_wait(qp, req.rnr_timer))
+	    softrma_sq_rnr_wait(qp, msg.rnr_timer))
 		return -EAGAIN;
 	return softrma_resp_status(res);
 }
@@ -236,7 +236,7 @@ static int softrma_req_execute(struct softrma_qp *qp, u64 *length)
  * overflowed.  Its slot is free before the completion is seen, so that a
  * consumer may post again as soon as it polls it.
  */
-bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length)
 {
 	bool ok = true;
@@ -265,11 +265,11 @@ bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
  * the QP's work: the ring indices are the user's, and the doorbell's caller
  * must get back to user space (and die when killed) whatever they say.
  */
-#define SOFTRMA_REQ_RUN_BYTES	(256ULL << 20)
+#define SOFTRMA_SQ_RUN_BYTES	(256ULL << 20)
 
-static bool softrma_req_run_over(struct softrma_qp *qp, u32 done, u64 moved)
+static bool softrma_sq_run_over(struct softrma_qp *qp, u32 done, u64 moved)
 {
-	return done >= qp->sq.num || moved >= SOFTRMA_REQ_RUN_BYTES ||
+	return done >= qp->sq.num || moved >= SOFTRMA_SQ_RUN_BYTES ||
 	       fatal_signal_pending(current);
 }
 
@@ -278,7 +278,7 @@ static bool softrma_req_run_over(struct softrma_qp *qp, u32 done, u64 moved)
  * worth: from the doorbell, after an RNR wait, and to flush the queue once
  * the QP is in error.
  */
-void softrma_req_run(struct softrma_qp *qp)
+void softrma_sq_run(struct softrma_qp *qp)
 {
 	enum ib_qp_state state;
 	enum ib_wc_status status;
@@ -294,7 +294,7 @@ void softrma_req_run(struct softrma_qp *qp)
 			goto out;
 		}
 		if (state == IB_QPS_ERR)
-			softrma_wire_flush(qp);
+			softrma_wire_flush_err(qp);
 	}
 	while (!qp->rnr_wait) {
 		state = softrma_qp_state(qp);
@@ -309,7 +309,7 @@ void softrma_req_run(struct softrma_qp *qp)
 		}
 		if (!pending)
 			break;
-		if (softrma_req_run_over(qp, done, moved)) {
+		if (softrma_sq_run_over(qp, done, moved)) {
 			softrma_qp_schedule(qp);
 			break;
 		}
@@ -320,12 +320,12 @@ void softrma_req_run(struct softrma_qp *qp)
 		if (state == IB_QPS_ERR) {
 			status = IB_WC_WR_FLUSH_ERR;
 		} else {
-			ret = softrma_req_execute(qp, &length);
+			ret = softrma_sq_execute(qp, &length);
 			if (ret == -EAGAIN)
 				break;
 			status = ret;
 		}
-		if (!softrma_req_complete(qp, qp->sqe, status, length) ||
+		if (!softrma_sq_complete(qp, qp->sqe, status, length) ||
 		    status != IB_WC_SUCCESS)
 			softrma_qp_set_error(qp);
 		done++;
@@ -339,7 +339,7 @@ out:
 	mutex_unlock(&qp->sq_lock);
 }
 
-void softrma_req_rnr_work(struct work_struct *work)
+void softrma_sq_rnr_work(struct work_struct *work)
 {
 	struct softrma_qp *qp = container_of(to_delayed_work(work),
 					     struct softrma_qp, rnr_work);
@@ -347,5 +347,5 @@ void softrma_req_rnr_work(struct work_struct *work)
 	mutex_lock(&qp->sq_lock);
 	qp->rnr_wait = false;
 	mutex_unlock(&qp->sq_lock);
-	softrma_req_run(qp);
+	softrma_sq_run(qp);
 }

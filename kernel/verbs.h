@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef SOFTRMA_H
-#define SOFTRMA_H
+/*
+ * The verbs objects of a softrma device, and the entry points the RDMA core
+ * calls (one file per object).
+ */
+#ifndef SOFTRMA_VERBS_H
+#define SOFTRMA_VERBS_H
 
 #include <linux/completion.h>
 #include <linux/list.h>
@@ -10,40 +14,10 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/softrma-abi.h>
 
+#include "limits.h"
 #include "queue.h"
-
-#define SOFTRMA_PORT		1
-#define SOFTRMA_GID_TBL_LEN	1024
-#define SOFTRMA_MAX_MSG_SZ	0x80000000U
-#define SOFTRMA_MAX_MR_SIZE	(1ULL << 36)
-#define SOFTRMA_MAX_CQE		0x10000
-#define SOFTRMA_MAX_QP_WR	0x4000
-#define SOFTRMA_MAX_SGE		16
-#define SOFTRMA_MAX_INLINE	256
-#define SOFTRMA_MAX_RD_ATOMIC	128
-#define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
-#define SOFTRMA_MCAST_QPN	0xffffff	/* the destination of multicasts */
-#define SOFTRMA_QPN_MAX		(SOFTRMA_MCAST_QPN - 1)
-#define SOFTRMA_QPN_COUNT	(SOFTRMA_QPN_MAX - SOFTRMA_FIRST_QPN + 2) /* + GSI */
-#define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)	/* keys: index << 8 */
-#define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
-#define SOFTRMA_MAX_MCAST_GRP	8192
-#define SOFTRMA_MAX_MCAST_QP_ATTACH	56
-#define SOFTRMA_FW_VER		"0.1.0"
-
-/*
- * Memory a user object needs (rings, page arrays, wire state): charged to
- * the creator's memory cgroup, and beyond its limit the verb fails with
- * ENOMEM instead of calling the OOM killer.  Kernel consumers' objects are
- * the kernel's.
- */
-static inline gfp_t softrma_gfp(bool user)
-{
-	return user ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN :
-		      GFP_KERNEL;
-}
+#include "sgl.h"
 
 /*
  * Users of an object that lookups can find (MRs by key, QPs by number): its
@@ -78,17 +52,6 @@ static inline void softrma_users_drain(struct softrma_users *users)
 	softrma_users_put(users);
 	wait_for_completion(&users->idle);
 }
-
-/* Objects a device counts against its limits (limits.c). */
-enum softrma_obj {
-	SOFTRMA_OBJ_PD,
-	SOFTRMA_OBJ_QP,
-	SOFTRMA_OBJ_CQ,
-	SOFTRMA_OBJ_SRQ,
-	SOFTRMA_OBJ_MR,
-	SOFTRMA_OBJ_AH,
-	SOFTRMA_OBJ_NUM
-};
 
 /* The port's counters (stats.c). */
 enum softrma_counter {
@@ -186,20 +149,6 @@ struct softrma_mr {
 	refcount_t ref;			/* registration + scatter/gather lists */
 };
 
-/* A scatter/gather list resolved to MRs (referenced) or to kernel memory. */
-struct softrma_seg {
-	struct softrma_mr *mr;		/* NULL: kaddr */
-	void *kaddr;
-	u64 addr;			/* iova within mr */
-	u32 len;
-};
-
-struct softrma_sgl {
-	u32 num;
-	u64 length;
-	struct softrma_seg seg[SOFTRMA_MAX_SGE];
-};
-
 /*
  * A user CQ's ring holds struct softrma_cqe; a kernel CQ's holds struct
  * ib_wc, ready for poll_cq.
@@ -236,9 +185,9 @@ struct softrma_qp {
 	bool sig_all;
 	bool kernel;			/* created by a kernel ULP: post.c posts */
 	bool dying;			/* destroy started: re-arm nothing */
-	struct softrma_sgl req_sgl;	/* the SQ head's memory; sq_lock */
+	struct softrma_sgl sq_sgl;	/* the SQ head's memory; sq_lock */
 	struct softrma_sgl resp_sgl;	/* the responder's memory; rq_lock */
-	struct softrma_av req_av;	/* UD: the SQ head's destination */
+	struct softrma_av sq_av;	/* UD: the SQ head's destination */
 	struct softrma_av path;		/* RC, UC: the connection's GIDs */
 	u8 rnr_left;			/* RNR retries left for the SQ head */
 	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
@@ -250,45 +199,6 @@ struct softrma_qp {
 	struct softrma_wire *wire;	/* RC, UC: the wire transport's state */
 	bool on_wire;			/* the peer is reached in packets */
 };
-
-/* What a requester asks of a responder: what one packet would carry. */
-struct softrma_req {
-	u32 opcode;			/* enum ib_wr_opcode */
-	u32 send_flags;
-	u32 imm_data;			/* network order */
-	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
-	u32 src_qpn;
-	u32 dest_qpn;
-	const union ib_gid *dgid;	/* of the destination port */
-	const struct softrma_av *av;	/* UD only: the GRH's contents */
-	const struct softrma_av *path;	/* RC, UC: the requester's connection */
-	u32 qkey;			/* UD only */
-	u64 remote_addr;
-	u32 rkey;
-	u64 compare_add;
-	u64 swap;
-	u64 length;			/* FLUSH: of the remote range */
-	u8 flush_type;			/* enum softrma_flush_type */
-	u8 flush_level;			/* enum softrma_flush_level */
-	struct softrma_sgl *local;	/* payload source, or result destination */
-	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
-	bool local_gone;		/* out: an MR of local was deregistered */
-};
-
-enum softrma_resp_result {
-	SOFTRMA_RESP_ACK,
-	SOFTRMA_RESP_RNR_NAK,
-	SOFTRMA_RESP_NAK_INV_REQ,
-	SOFTRMA_RESP_NAK_ACCESS,
-	SOFTRMA_RESP_NAK_OP,
-	SOFTRMA_RESP_DROPPED,		/* nobody answers: retries run out */
-};
-
-/* nak.c: what a responder's result becomes */
-enum ib_wc_status softrma_resp_status(enum softrma_resp_result res);
-u8 softrma_resp_syndrome(enum softrma_resp_result res);
-bool softrma_resp_fatal(enum softrma_resp_result res);
-enum ib_wc_status softrma_nak_status(u8 syndrome);
 
 static inline struct softrma_cq *to_scq(struct ib_cq *ibcq)
 {
@@ -309,25 +219,6 @@ static inline struct softrma_ah *to_sah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct softrma_ah, ibah);
 }
-
-/* opcode.c: what a work request opcode is; a row of zeros when invalid */
-struct softrma_wr_op {
-	u8 qp_types;			/* BIT(IB_QPT_*) that may post it */
-	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
-	u8 local_access;		/* of its SGEs: results land there */
-	bool write:1;			/* RDMA WRITE, with immediate or not */
-	bool recv:1;			/* consumes a receive at the target */
-	bool imm:1;			/* carries immediate data */
-	bool atomic:1;			/* compare-and-swap, fetch-and-add */
-	/*
-	 * Answered with a response of its own rather than an ACK: it uses
-	 * the responder's resources and is limited by max_rd_atomic.
-	 */
-	bool response:1;
-	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
-};
-
-const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode);
 
 /*
  * Whether the requester of a QP in @state sends: in RTS, and in SQD, where
@@ -389,26 +280,12 @@ struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid);
 struct softrma_dev *softrma_get_dev_by_ifindex(struct net *net, int ifindex);
 
-/* limits.c */
-u32 softrma_limit(enum softrma_obj obj);
-int softrma_obj_add(struct softrma_dev *sdev, enum softrma_obj obj);
-void softrma_obj_del(struct softrma_dev *sdev, enum softrma_obj obj);
-void softrma_objs_check_empty(struct softrma_dev *sdev);
-
 /* stats.c */
 struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port);
 int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
 void softrma_drop(struct softrma_dev *sdev, enum softrma_counter reason);
-
-/* net.c: RoCEv2 packets */
-int softrma_net_init(void);
-void softrma_net_cleanup(void);
-struct softrma_netsock *softrma_net_get(struct net *net);
-void softrma_net_put(struct softrma_netsock *ns);
-bool softrma_net_forced(void);
-bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_req *req);
 
 /* device.c */
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);
@@ -434,28 +311,14 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void softrma_mr_put(struct softrma_mr *mr);
+void softrma_mr_unref(struct softrma_mr *mr);
+void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+		     struct page **page);
+void softrma_mr_unmap(void *addr, struct page *page);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 				  u32 key, u64 iova, u64 len, int access);
 struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
 					struct ib_pd *pd, u32 key, int access);
-int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
-			struct ib_pd *pd, const struct softrma_sge *sge,
-			u32 num, int access);
-void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
-void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
-			 u64 iova, u32 len);
-void softrma_sgl_release(struct softrma_sgl *sgl);
-int __must_check softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
-				     const struct softrma_sgl *src, u64 src_off,
-				     u64 len);
-
-static inline int __must_check softrma_sgl_copy(struct softrma_sgl *dst,
-						const struct softrma_sgl *src,
-						u64 len)
-{
-	return softrma_sgl_copy_at(dst, 0, src, 0, len);
-}
-
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
 void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
@@ -502,40 +365,6 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 
-/* req.c: the requester and completer of the send queue */
-enum ib_wc_status softrma_req_prepare(struct softrma_qp *qp,
-				      const struct softrma_sqe *sqe,
-				      struct softrma_req *req,
-				      struct softrma_sgl *sgl);
-bool softrma_req_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
-			  enum ib_wc_status status, u64 length);
-bool softrma_req_rnr_wait(struct softrma_qp *qp, u8 timer);
-void softrma_req_run(struct softrma_qp *qp);
-void softrma_req_rnr_work(struct work_struct *work);
-
-/* resp.c: the responder */
-enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
-					      struct softrma_req *req);
-void softrma_resp_flush(struct softrma_qp *qp);
-bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
-struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
-				       u64 va, u64 length, u32 wr_opcode);
-struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
-					      u64 va, u32 wr_opcode,
-					      enum softrma_resp_result *res);
-enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
-						 u32 rkey, u64 va, u64 len,
-						 u8 type, u8 level);
-enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
-						   u32 rkey, u64 va,
-						   u64 value);
-int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
-			  const struct softrma_req *req);
-bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
-				const struct softrma_req *req,
-				enum ib_wc_status status,
-				enum ib_wc_opcode opcode, u64 length);
-
 /* restrack.c: driver details for "rdma resource show -dd" */
 int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
@@ -544,7 +373,6 @@ int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int softrma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);
 int softrma_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);
 void softrma_mcast_detach_qp(struct softrma_qp *qp);
-int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_req *req);
 
 /* wire.c: connected QPs on the wire */
 int softrma_wire_create(struct softrma_qp *qp);
@@ -554,7 +382,7 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state next);
 void softrma_wire_destroy(struct softrma_qp *qp);
 bool softrma_wire_sq_busy(struct softrma_qp *qp);
-void softrma_wire_flush(struct softrma_qp *qp);
+void softrma_wire_flush_err(struct softrma_qp *qp);
 void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush);
 
-#endif /* SOFTRMA_H */
+#endif /* SOFTRMA_VERBS_H */

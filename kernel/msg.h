@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The message: what a requester hands a responder, whatever carries it, and
+ * what becomes of it.  The facts about work request opcodes (opcode.c) and
+ * results (nak.c), the requester (sq.c) and the responder (resp.c).
+ */
+#ifndef SOFTRMA_MSG_H
+#define SOFTRMA_MSG_H
+
+#include "verbs.h"
+
+/* What a requester asks of a responder: what one packet would carry. */
+struct softrma_msg {
+	u32 opcode;			/* enum ib_wr_opcode */
+	u32 send_flags;
+	u32 imm_data;			/* network order */
+	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
+	u32 src_qpn;
+	u32 dest_qpn;
+	const union ib_gid *dgid;	/* of the destination port */
+	const struct softrma_av *av;	/* UD only: the GRH's contents */
+	const struct softrma_av *path;	/* RC, UC: the requester's connection */
+	u32 qkey;			/* UD only */
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u64 length;			/* FLUSH: of the remote range */
+	u8 flush_type;			/* enum softrma_flush_type */
+	u8 flush_level;			/* enum softrma_flush_level */
+	struct softrma_sgl *local;	/* payload source, or result destination */
+	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
+	bool local_gone;		/* out: an MR of local was deregistered */
+};
+
+enum softrma_resp_result {
+	SOFTRMA_RESP_ACK,
+	SOFTRMA_RESP_RNR_NAK,
+	SOFTRMA_RESP_NAK_INV_REQ,
+	SOFTRMA_RESP_NAK_ACCESS,
+	SOFTRMA_RESP_NAK_OP,
+	SOFTRMA_RESP_DROPPED,		/* nobody answers: retries run out */
+};
+
+/* nak.c: what a responder's result becomes */
+enum ib_wc_status softrma_resp_status(enum softrma_resp_result res);
+u8 softrma_resp_syndrome(enum softrma_resp_result res);
+bool softrma_resp_fatal(enum softrma_resp_result res);
+enum ib_wc_status softrma_nak_status(u8 syndrome);
+
+/* opcode.c: what a work request opcode is; a row of zeros when invalid */
+struct softrma_wr_op {
+	u8 qp_types;			/* BIT(IB_QPT_*) that may post it */
+	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
+	u8 local_access;		/* of its SGEs: results land there */
+	bool write:1;			/* RDMA WRITE, with immediate or not */
+	bool recv:1;			/* consumes a receive at the target */
+	bool imm:1;			/* carries immediate data */
+	bool atomic:1;			/* compare-and-swap, fetch-and-add */
+	/*
+	 * Answered with a response of its own rather than an ACK: it uses
+	 * the responder's resources and is limited by max_rd_atomic.
+	 */
+	bool response:1;
+	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
+};
+
+const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode);
+
+/* sq.c: the requester and completer of the send queue */
+enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
+				      const struct softrma_sqe *sqe,
+				      struct softrma_msg *msg,
+				      struct softrma_sgl *sgl);
+bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+			  enum ib_wc_status status, u64 length);
+bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
+void softrma_sq_run(struct softrma_qp *qp);
+void softrma_sq_rnr_work(struct work_struct *work);
+
+/* resp.c: the responder */
+enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
+					      struct softrma_msg *msg);
+void softrma_resp_flush_err(struct softrma_qp *qp);
+bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
+struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
+				       u64 va, u64 length, u32 wr_opcode);
+struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
+					      u64 va, u32 wr_opcode,
+					      enum softrma_resp_result *res);
+enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
+						 u32 rkey, u64 va, u64 len,
+						 u8 type, u8 level);
+enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
+						   u32 rkey, u64 va,
+						   u64 value);
+int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
+			  const struct softrma_msg *msg);
+bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
+				const struct softrma_msg *msg,
+				enum ib_wc_status status,
+				enum ib_wc_opcode opcode, u64 length);
+
+/* mcast.c: a datagram to every QP of its group */
+int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_msg *msg);
+
+#endif /* SOFTRMA_MSG_H */

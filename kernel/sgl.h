@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The SGL mover (sgl.c): scatter/gather lists resolved to MRs or to kernel
+ * memory, and the one copy between two of them, with the cache hooks of
+ * each page the device touches.
+ */
+#ifndef SOFTRMA_SGL_H
+#define SOFTRMA_SGL_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/softrma-abi.h>
+
+#include "limits.h"
+
+struct softrma_dev;
+struct softrma_mr;
+
+/* A scatter/gather list resolved to MRs (referenced) or to kernel memory. */
+struct softrma_seg {
+	struct softrma_mr *mr;		/* NULL: kaddr */
+	void *kaddr;
+	u64 addr;			/* iova within mr */
+	u32 len;
+};
+
+struct softrma_sgl {
+	u32 num;
+	u64 length;
+	struct softrma_seg seg[SOFTRMA_MAX_SGE];
+};
+
+int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			struct ib_pd *pd, const struct softrma_sge *sge,
+			u32 num, int access);
+void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
+void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
+			 u64 iova, u32 len);
+void softrma_sgl_release(struct softrma_sgl *sgl);
+int __must_check softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
+				     const struct softrma_sgl *src, u64 src_off,
+				     u64 len);
+
+static inline int __must_check softrma_sgl_copy(struct softrma_sgl *dst,
+						const struct softrma_sgl *src,
+						u64 len)
+{
+	return softrma_sgl_copy_at(dst, 0, src, 0, len);
+}
+
+#endif /* SOFTRMA_SGL_H */
