@@ -48,20 +48,35 @@ u8 softrma_resp_syndrome(enum softrma_resp_result res);
 bool softrma_resp_fatal(enum softrma_resp_result res);
 enum ib_wc_status softrma_nak_status(u8 syndrome);
 
+/*
+ * What a work request does, whatever its variant (immediate data, ...):
+ * the requester, the responder and the wire each have one handler per kind.
+ */
+enum softrma_op_kind {
+	SOFTRMA_OP_NONE,		/* not an opcode softrma executes */
+	SOFTRMA_OP_SEND,
+	SOFTRMA_OP_WRITE,
+	SOFTRMA_OP_READ,
+	SOFTRMA_OP_ATOMIC,		/* compare-and-swap, fetch-and-add */
+	SOFTRMA_OP_ATOMIC_WRITE,
+	SOFTRMA_OP_FLUSH,
+	SOFTRMA_OP_KINDS
+};
+
 /* opcode.c: what a work request opcode is; a row of zeros when invalid */
 struct softrma_wr_op {
+	enum softrma_op_kind kind;
 	u8 qp_types;			/* BIT(IB_QPT_*) that may post it */
 	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
 	u8 local_access;		/* of its SGEs: results land there */
-	bool write:1;			/* RDMA WRITE, with immediate or not */
 	bool recv:1;			/* consumes a receive at the target */
 	bool imm:1;			/* carries immediate data */
-	bool atomic:1;			/* compare-and-swap, fetch-and-add */
 	/*
 	 * Answered with a response of its own rather than an ACK: it uses
 	 * the responder's resources and is limited by max_rd_atomic.
 	 */
 	bool response:1;
+	u8 roce_op;			/* of a one-packet request (READ, ...) */
 	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
 };
 

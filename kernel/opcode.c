@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What each work request opcode is: the QPs that may post it, the rights it
- * needs at the target and of its own memory, whether it consumes a receive,
- * carries immediate data or is answered by a response, and how it
- * completes.  The requester, the responder and both transports read this
+ * What each work request opcode is: what it does (its kind, which picks the
+ * handler of every half), the QPs that may post it, the rights it needs at
+ * the target and of its own memory, whether it consumes a receive, carries
+ * immediate data or is answered by a response, its request packet, and how
+ * it completes.  The requester, the responder and both transports read this
  * table instead of asking the opcode.
  */
 
 #include <linux/nospec.h>
 
 #include "msg.h"
+#include "proto/roce.h"
 
 #define RC BIT(IB_QPT_RC)
 #define UC BIT(IB_QPT_UC)
@@ -17,50 +19,50 @@
 
 static const struct softrma_wr_op softrma_wr_ops[] = {
 	[IB_WR_SEND] = {
-		.qp_types = RC | UC | UD, .recv = true,
+		.kind = SOFTRMA_OP_SEND, .qp_types = RC | UC | UD, .recv = true,
 		.wc_opcode = IB_WC_SEND,
 	},
 	[IB_WR_SEND_WITH_IMM] = {
-		.qp_types = RC | UC | UD, .recv = true, .imm = true,
-		.wc_opcode = IB_WC_SEND,
+		.kind = SOFTRMA_OP_SEND, .qp_types = RC | UC | UD, .recv = true,
+		.imm = true, .wc_opcode = IB_WC_SEND,
 	},
 	[IB_WR_RDMA_WRITE] = {
-		.qp_types = RC | UC, .write = true,
+		.kind = SOFTRMA_OP_WRITE, .qp_types = RC | UC,
 		.remote_access = IB_ACCESS_REMOTE_WRITE,
 		.wc_opcode = IB_WC_RDMA_WRITE,
 	},
 	[IB_WR_RDMA_WRITE_WITH_IMM] = {
-		.qp_types = RC | UC, .write = true, .recv = true, .imm = true,
-		.remote_access = IB_ACCESS_REMOTE_WRITE,
+		.kind = SOFTRMA_OP_WRITE, .qp_types = RC | UC, .recv = true,
+		.imm = true, .remote_access = IB_ACCESS_REMOTE_WRITE,
 		.wc_opcode = IB_WC_RDMA_WRITE,
 	},
 	[IB_WR_RDMA_READ] = {
-		.qp_types = RC, .response = true,
+		.kind = SOFTRMA_OP_READ, .qp_types = RC, .response = true,
 		.remote_access = IB_ACCESS_REMOTE_READ,
 		.local_access = IB_ACCESS_LOCAL_WRITE,
-		.wc_opcode = IB_WC_RDMA_READ,
+		.roce_op = ROCE_READ_REQ, .wc_opcode = IB_WC_RDMA_READ,
 	},
 	[IB_WR_ATOMIC_CMP_AND_SWP] = {
-		.qp_types = RC, .response = true, .atomic = true,
+		.kind = SOFTRMA_OP_ATOMIC, .qp_types = RC, .response = true,
 		.remote_access = IB_ACCESS_REMOTE_ATOMIC,
 		.local_access = IB_ACCESS_LOCAL_WRITE,
-		.wc_opcode = IB_WC_COMP_SWAP,
+		.roce_op = ROCE_CMP_SWAP, .wc_opcode = IB_WC_COMP_SWAP,
 	},
 	[IB_WR_ATOMIC_FETCH_AND_ADD] = {
-		.qp_types = RC, .response = true, .atomic = true,
+		.kind = SOFTRMA_OP_ATOMIC, .qp_types = RC, .response = true,
 		.remote_access = IB_ACCESS_REMOTE_ATOMIC,
 		.local_access = IB_ACCESS_LOCAL_WRITE,
-		.wc_opcode = IB_WC_FETCH_ADD,
+		.roce_op = ROCE_FETCH_ADD, .wc_opcode = IB_WC_FETCH_ADD,
 	},
 	/* FLUSH's rights are the target MR's FLUSH access, checked there. */
 	[SOFTRMA_WR_FLUSH] = {
-		.qp_types = RC, .response = true,
-		.wc_opcode = SOFTRMA_WC_FLUSH,
+		.kind = SOFTRMA_OP_FLUSH, .qp_types = RC, .response = true,
+		.roce_op = ROCE_FLUSH, .wc_opcode = SOFTRMA_WC_FLUSH,
 	},
 	[SOFTRMA_WR_ATOMIC_WRITE] = {
-		.qp_types = RC, .response = true,
+		.kind = SOFTRMA_OP_ATOMIC_WRITE, .qp_types = RC, .response = true,
 		.remote_access = IB_ACCESS_REMOTE_WRITE,
-		.wc_opcode = SOFTRMA_WC_ATOMIC_WRITE,
+		.roce_op = ROCE_ATOMIC_WRITE, .wc_opcode = SOFTRMA_WC_ATOMIC_WRITE,
 	},
 };
 

@@ -12,23 +12,20 @@
 static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				const struct ib_send_wr *wr)
 {
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
+	switch (softrma_wr_op(wr->opcode)->kind) {
+	case SOFTRMA_OP_SEND:
 		if (softrma_qp_is_ud(qp)) {
 			sqe->wr.ud.ah = to_sah(ud_wr(wr)->ah)->num;
 			sqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 			sqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		}
 		return 0;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
+	case SOFTRMA_OP_WRITE:
+	case SOFTRMA_OP_READ:
 		sqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		sqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
 		return softrma_qp_is_ud(qp) ? -EINVAL : 0;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case SOFTRMA_OP_ATOMIC:
 		sqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
 		sqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		sqe->wr.atomic.swap = atomic_wr(wr)->swap;

@@ -308,7 +308,8 @@ static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
 		return SOFTRMA_RESP_NAK_ACCESS;
 	softrma_sgl_init_mr(&qp->resp_sgl, mr, msg->remote_addr, msg->length);
 	res = softrma_resp_move(msg, &qp->resp_sgl, 0,
-				msg->opcode != IB_WR_RDMA_READ, msg->length);
+				softrma_wr_op(msg->opcode)->kind == SOFTRMA_OP_WRITE,
+				msg->length);
 	softrma_sgl_release(&qp->resp_sgl);
 	softrma_mr_put(mr);
 	return res;
@@ -468,7 +469,7 @@ static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_q
 static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 						      struct softrma_msg *msg)
 {
-	if ((msg->opcode != IB_WR_SEND && msg->opcode != IB_WR_SEND_WITH_IMM) ||
+	if (!(softrma_wr_op(msg->opcode)->qp_types & BIT(IB_QPT_UD)) ||
 	    msg->qkey != qp->attr.qkey)
 		return SOFTRMA_RESP_DROPPED;
 	return softrma_resp_send(qp, msg) == SOFTRMA_RESP_ACK ?
@@ -486,6 +487,7 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 						      struct softrma_msg *msg)
 {
 	enum ib_qp_type type = softrma_qp_transport(qp);
+	const struct softrma_wr_op *op;
 
 	/* Requests of another transport are not for this QP. */
 	if (msg->qp_type != type)
@@ -499,21 +501,21 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	if (!softrma_resp_allowed(qp, msg->opcode))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 
-	switch (msg->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
+	op = softrma_wr_op(msg->opcode);
+	switch (op->kind) {
+	case SOFTRMA_OP_SEND:
 		return softrma_resp_send(qp, msg);
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_READ:
+	case SOFTRMA_OP_WRITE:
+		if (op->recv)
+			return softrma_resp_write_imm(qp, msg);
 		return softrma_resp_rdma(qp, msg);
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return softrma_resp_write_imm(qp, msg);
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case SOFTRMA_OP_READ:
+		return softrma_resp_rdma(qp, msg);
+	case SOFTRMA_OP_ATOMIC:
 		return softrma_resp_atomic(qp, msg);
-	case SOFTRMA_WR_ATOMIC_WRITE:
+	case SOFTRMA_OP_ATOMIC_WRITE:
 		return softrma_resp_local_atomic_write(qp, msg);
-	case SOFTRMA_WR_FLUSH:
+	case SOFTRMA_OP_FLUSH:
 		return softrma_resp_rdma_flush(qp, msg->rkey, msg->remote_addr,
 					       msg->length, msg->flush_type,
 					       msg->flush_level);

@@ -69,7 +69,7 @@ static enum ib_wc_status softrma_sq_prepare_rma_ext(const struct softrma_sqe *sq
 						     struct softrma_msg *msg,
 						     struct softrma_sgl *sgl)
 {
-	if (sqe->opcode == SOFTRMA_WR_ATOMIC_WRITE) {
+	if (softrma_wr_op(sqe->opcode)->kind == SOFTRMA_OP_ATOMIC_WRITE) {
 		msg->remote_addr = sqe->wr.atomic_write.remote_addr;
 		msg->rkey = sqe->wr.atomic_write.rkey;
 		softrma_sgl_init_kbuf(sgl, (void *)&sqe->wr.atomic_write.value,
@@ -111,23 +111,23 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 	status = softrma_sq_set_dest(qp, sqe, msg);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	switch (sqe->opcode) {
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
+	switch (op->kind) {
+	case SOFTRMA_OP_READ:
+	case SOFTRMA_OP_WRITE:
 		msg->remote_addr = sqe->wr.rdma.remote_addr;
 		msg->rkey = sqe->wr.rdma.rkey;
 		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case SOFTRMA_OP_ATOMIC:
 		msg->remote_addr = sqe->wr.atomic.remote_addr;
 		msg->rkey = sqe->wr.atomic.rkey;
 		msg->compare_add = sqe->wr.atomic.compare_add;
 		msg->swap = sqe->wr.atomic.swap;
 		break;
-	case SOFTRMA_WR_FLUSH:
-	case SOFTRMA_WR_ATOMIC_WRITE:
+	case SOFTRMA_OP_FLUSH:
+	case SOFTRMA_OP_ATOMIC_WRITE:
 		return softrma_sq_prepare_rma_ext(sqe, msg, sgl);
+	default:
+		break;
 	}
 
 	if (sqe->send_flags & IB_SEND_INLINE) {
@@ -147,7 +147,7 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 						IB_WC_LOC_PROT_ERR;
 	}
 	msg->length = sgl->length;
-	if ((op->atomic && msg->length != sizeof(u64)) ||
+	if ((op->kind == SOFTRMA_OP_ATOMIC && msg->length != sizeof(u64)) ||
 	    msg->length > softrma_sq_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;

@@ -95,7 +95,7 @@ static inline struct softrma_wqe *softrma_wire_wqe(struct softrma_qp *qp,
 
 static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
 {
-	return wqe->msg.opcode == IB_WR_RDMA_READ;
+	return softrma_wr_op(wqe->msg.opcode)->kind == SOFTRMA_OP_READ;
 }
 
 static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)

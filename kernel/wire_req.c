@@ -100,7 +100,7 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	u64 off = (u64)idx * w->mtu;
 	bool first = !idx, last = wqe->next_psn == wqe->last_psn;
 	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
-	bool write = op->write;
+	bool write = op->kind == SOFTRMA_OP_WRITE;
 	struct roce_pkt pkt = {
 		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
 				      op->imm, first, last),
@@ -128,30 +128,30 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 				     struct softrma_wqe *wqe)
 {
 	const struct softrma_msg *msg = &wqe->msg;
+	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
 	struct roce_pkt pkt = {
+		.opcode = op->roce_op,
 		.psn = wqe->next_psn,
 		.ackreq = true,
 		.va = msg->remote_addr,
 		.rkey = msg->rkey,
 	};
 
-	switch (msg->opcode) {
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		pkt.opcode = ROCE_CMP_SWAP;
-		pkt.swap_add = msg->swap;
-		pkt.compare = msg->compare_add;
+	switch (op->kind) {
+	case SOFTRMA_OP_ATOMIC:
+		/* The AtomicETH's "swap or add" is fetch-and-add's operand. */
+		if (op->roce_op == ROCE_CMP_SWAP) {
+			pkt.swap_add = msg->swap;
+			pkt.compare = msg->compare_add;
+		} else {
+			pkt.swap_add = msg->compare_add;
+		}
 		break;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		pkt.opcode = ROCE_FETCH_ADD;
-		pkt.swap_add = msg->compare_add;
-		break;
-	case SOFTRMA_WR_ATOMIC_WRITE:
-		pkt.opcode = ROCE_ATOMIC_WRITE;
+	case SOFTRMA_OP_ATOMIC_WRITE:
 		pkt.dma_len = sizeof(u64);
 		pkt.payload_len = sizeof(u64);
 		break;
 	default:			/* FLUSH */
-		pkt.opcode = ROCE_FLUSH;
 		pkt.dma_len = msg->length;
 		pkt.feth = msg->flush_type | msg->flush_level << 4;
 		break;

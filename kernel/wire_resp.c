@@ -99,10 +99,9 @@ static enum softrma_resp_result softrma_wire_resp_hold_rqe(struct softrma_qp *qp
 	return SOFTRMA_RESP_ACK;
 }
 
-static bool softrma_op_has_imm(u8 op)
+static bool softrma_pkt_has_imm(const struct roce_pkt *pkt)
 {
-	return op == ROCE_SEND_LAST_IMM || op == ROCE_SEND_ONLY_IMM ||
-	       op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
+	return roce_opcode_hdrs(pkt->opcode) & ROCE_HDR_IMMDT;
 }
 
 /*
@@ -129,7 +128,7 @@ static enum softrma_resp_result softrma_wire_resp_send(struct softrma_qp *qp,
 						       const u8 *payload, u8 op)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	u32 wr_op = softrma_op_has_imm(op) ? IB_WR_SEND_WITH_IMM : IB_WR_SEND;
+	u32 wr_op = softrma_pkt_has_imm(pkt) ? IB_WR_SEND_WITH_IMM : IB_WR_SEND;
 	enum softrma_resp_result res;
 
 	if (r->last_op == ROCE_OP_NONE) {
@@ -197,14 +196,14 @@ static enum softrma_resp_result softrma_wire_resp_write(struct softrma_qp *qp,
 	if (r->offset + pkt->payload_len > r->length ||
 	    (last && r->offset + pkt->payload_len != r->length))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	if (softrma_op_has_imm(op)) {
+	if (softrma_pkt_has_imm(pkt)) {
 		res = softrma_wire_resp_hold_rqe(qp, pkt);
 		if (res != SOFTRMA_RESP_ACK)
 			return res;
 	}
 	if (!softrma_wire_resp_place(r, &r->target, pkt, payload))
 		return SOFTRMA_RESP_NAK_ACCESS;
-	if (softrma_op_has_imm(op) &&
+	if (softrma_pkt_has_imm(pkt) &&
 	    !softrma_wire_resp_complete(qp, pkt, IB_WR_RDMA_WRITE_WITH_IMM,
 					IB_WC_SUCCESS,
 					IB_WC_RECV_RDMA_WITH_IMM, r->length))
