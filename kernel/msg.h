@@ -87,6 +87,7 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 				      const struct softrma_sqe *sqe,
 				      struct softrma_msg *msg,
 				      struct softrma_sgl *sgl);
+bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe);
 bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length);
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
@@ -100,9 +101,15 @@ void softrma_resp_flush_err(struct softrma_qp *qp);
 bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
-struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
-					      u64 va, u32 wr_opcode,
-					      enum softrma_resp_result *res);
+enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
+						  u32 rkey, u64 va, u64 len,
+						  u32 wr_opcode,
+						  struct softrma_sgl *sgl);
+enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
+						  u32 rkey, u64 va,
+						  bool cmp_swap,
+						  u64 compare_add, u64 swap,
+						  u64 *orig);
 enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 						 u32 rkey, u64 va, u64 len,
 						 u8 type, u8 level);

@@ -293,25 +293,46 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 	return IS_ERR(mr) ? NULL : mr;
 }
 
+/*
+ * The memory an RDMA WRITE or READ (@wr_opcode) of @len bytes at @va
+ * names, checked against its length, key, PD, access and bounds, as the
+ * list @sgl; an empty list for an empty request.
+ */
+enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
+						  u32 rkey, u64 va, u64 len,
+						  u32 wr_opcode,
+						  struct softrma_sgl *sgl)
+{
+	struct softrma_mr *mr;
+
+	if (len > SOFTRMA_MAX_MSG_SZ)
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	if (!len) {
+		softrma_sgl_init_kbuf(sgl, NULL, 0);
+		return SOFTRMA_RESP_ACK;
+	}
+	mr = softrma_resp_target(qp, rkey, va, len, wr_opcode);
+	if (!mr)
+		return SOFTRMA_RESP_NAK_ACCESS;
+	softrma_sgl_init_mr(sgl, mr, va, len);
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
 /* RDMA WRITE into the target MR, or RDMA READ out of it. */
 static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
 						  struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
-	struct softrma_mr *mr;
 
-	if (!msg->length)
-		return SOFTRMA_RESP_ACK;
-	mr = softrma_resp_target(qp, msg->rkey, msg->remote_addr, msg->length,
-				 msg->opcode);
-	if (!mr)
-		return SOFTRMA_RESP_NAK_ACCESS;
-	softrma_sgl_init_mr(&qp->resp_sgl, mr, msg->remote_addr, msg->length);
+	res = softrma_resp_rdma_target(qp, msg->rkey, msg->remote_addr,
+				       msg->length, msg->opcode, &qp->resp_sgl);
+	if (res != SOFTRMA_RESP_ACK)
+		return res;
 	res = softrma_resp_move(msg, &qp->resp_sgl, 0,
 				softrma_wr_op(msg->opcode)->kind == SOFTRMA_OP_WRITE,
 				msg->length);
 	softrma_sgl_release(&qp->resp_sgl);
-	softrma_mr_put(mr);
 	return res;
 }
 
@@ -348,9 +369,10 @@ out:
  * not in *res.  The core keeps an MR's iova and its memory at the same page
  * offset, so an aligned @va is aligned memory.
  */
-struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
-					      u64 va, u32 wr_opcode,
-					      enum softrma_resp_result *res)
+static struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp,
+						     u32 rkey, u64 va,
+						     u32 wr_opcode,
+						     enum softrma_resp_result *res)
 {
 	struct softrma_mr *mr;
 
@@ -362,21 +384,39 @@ struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp, u32 rkey,
 	return mr;
 }
 
+/*
+ * Compare-and-swap (@cmp_swap) or fetch-and-add at @va; *@orig is what the
+ * target held.  The QP's rights were checked by the caller.
+ */
+enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
+						  u32 rkey, u64 va,
+						  bool cmp_swap,
+						  u64 compare_add, u64 swap,
+						  u64 *orig)
+{
+	enum softrma_resp_result res;
+	struct softrma_mr *mr;
+
+	mr = softrma_resp_atomic_target(qp, rkey, va, IB_WR_ATOMIC_FETCH_AND_ADD,
+					&res);
+	if (!mr)
+		return res;
+	*orig = softrma_mr_atomic(mr, va, cmp_swap, compare_add, swap);
+	softrma_mr_put(mr);
+	return SOFTRMA_RESP_ACK;
+}
+
 static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 						    struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
-	struct softrma_mr *mr;
 	u64 orig;
 
-	mr = softrma_resp_atomic_target(qp, msg->rkey, msg->remote_addr,
-					msg->opcode, &res);
-	if (!mr)
+	res = softrma_resp_atomic_exec(qp, msg->rkey, msg->remote_addr,
+				       msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
+				       msg->compare_add, msg->swap, &orig);
+	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	orig = softrma_mr_atomic(mr, msg->remote_addr,
-				 msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
-				 msg->compare_add, msg->swap);
-	softrma_mr_put(mr);
 	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
 	return softrma_resp_move(msg, &qp->resp_sgl, 0, false, sizeof(orig));
 }

@@ -261,6 +261,23 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 }
 
 /*
+ * Copies the SQ entry at @index into @sqe, when it is posted: false when
+ * not, and the QP in error when the ring's producer index is corrupt.
+ */
+bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe)
+{
+	int pending = softrma_queue_pending(&qp->sq);
+
+	lockdep_assert_held(&qp->sq_lock);
+	if (pending < 0)
+		softrma_qp_set_error(qp);
+	if (pending <= 0 || index - qp->sq.index >= (u32)pending)
+		return false;
+	memcpy(sqe, softrma_queue_entry(&qp->sq, index), qp->sq.stride);
+	return true;
+}
+
+/*
  * What one run of the send queue does at most before it leaves the rest to
  * the QP's work: the ring indices are the user's, and the doorbell's caller
  * must get back to user space (and die when killed) whatever they say.
@@ -283,8 +300,8 @@ void softrma_sq_run(struct softrma_qp *qp)
 	enum ib_qp_state state;
 	enum ib_wc_status status;
 	u64 length, moved = 0;
-	int pending, ret;
 	u32 done = 0;
+	int ret;
 
 	mutex_lock(&qp->sq_lock);
 	if (qp->on_wire) {
@@ -302,20 +319,12 @@ void softrma_sq_run(struct softrma_qp *qp)
 		if (state != IB_QPS_RTS && state != IB_QPS_ERR &&
 		    !(state == IB_QPS_SQD && qp->rnr_retrying))
 			break;
-		pending = softrma_queue_pending(&qp->sq);
-		if (pending < 0) {
-			softrma_qp_set_error(qp);
-			break;
-		}
-		if (!pending)
+		if (!softrma_sq_fetch(qp, qp->sq.index, qp->sqe))
 			break;
 		if (softrma_sq_run_over(qp, done, moved)) {
 			softrma_qp_schedule(qp);
 			break;
 		}
-
-		memcpy(qp->sqe, softrma_queue_entry(&qp->sq, qp->sq.index),
-		       qp->sq.stride);
 		length = 0;
 		if (state == IB_QPS_ERR) {
 			status = IB_WC_WR_FLUSH_ERR;

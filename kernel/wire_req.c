@@ -253,21 +253,13 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 static bool softrma_wire_take(struct softrma_qp *qp)
 {
 	struct softrma_wire *w = qp->wire;
-	int pending = softrma_queue_pending(&qp->sq);
 	u32 taken = w->next_index - qp->sq.index, n;
-	struct softrma_wqe *wqe;
-	struct softrma_sqe *sqe;
+	struct softrma_wqe *wqe = softrma_wire_wqe(qp, w->next_index);
+	struct softrma_sqe *sqe = wqe->sqe;
 
-	if (pending < 0) {
-		softrma_qp_set_error(qp);
+	if (taken == SOFTRMA_WIRE_WQES || softrma_qp_state(qp) != IB_QPS_RTS ||
+	    !softrma_sq_fetch(qp, w->next_index, sqe))
 		return false;
-	}
-	if (pending == taken || taken == SOFTRMA_WIRE_WQES ||
-	    softrma_qp_state(qp) != IB_QPS_RTS)
-		return false;
-	wqe = softrma_wire_wqe(qp, w->next_index);
-	sqe = wqe->sqe;
-	memcpy(sqe, softrma_queue_entry(&qp->sq, w->next_index), qp->sq.stride);
 	/* A fence waits for everything before it, not only READs and atomics. */
 	if (taken && (sqe->send_flags & IB_SEND_FENCE))
 		return false;
@@ -293,14 +285,15 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 /*
  * Sends what the window allows, at most @budget packets, taking new SQ
  * entries as it goes.  A WQE that failed before sending completes with its
- * error once it is the oldest.  True when the budget ran out.  Under
- * sq_lock, in RTS or SQD.
+ * error once it is the oldest.  True when the budget ran out.  In RTS or
+ * SQD.
  */
 bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 {
 	struct softrma_wire *w = qp->wire;
 	struct softrma_wqe *wqe;
 
+	lockdep_assert_held(&qp->sq_lock);
 	if (qp->rnr_wait)
 		return false;
 	for (u32 i = qp->sq.index; ; i++) {

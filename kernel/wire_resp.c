@@ -158,22 +158,13 @@ static enum softrma_resp_result softrma_wire_resp_start_write(struct softrma_qp 
 							      const struct roce_pkt *pkt)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	struct softrma_mr *mr;
 
-	if (!softrma_resp_allowed(qp, IB_WR_RDMA_WRITE) ||
-	    pkt->dma_len > SOFTRMA_MAX_MSG_SZ)
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_WRITE))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	r->length = pkt->dma_len;
 	r->offset = 0;
-	if (!r->length)
-		return SOFTRMA_RESP_ACK;
-	mr = softrma_resp_target(qp, pkt->rkey, pkt->va, r->length,
-				 IB_WR_RDMA_WRITE);
-	if (!mr)
-		return SOFTRMA_RESP_NAK_ACCESS;
-	softrma_sgl_init_mr(&r->target, mr, pkt->va, r->length);
-	softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
+	return softrma_resp_rdma_target(qp, pkt->rkey, pkt->va, r->length,
+					IB_WR_RDMA_WRITE, &r->target);
 }
 
 /*
@@ -231,18 +222,16 @@ static enum softrma_resp_result softrma_wire_resp_keep(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_wire_resp_read(struct softrma_qp *qp,
 						       const struct roce_pkt *pkt)
 {
-	struct softrma_mr *mr;
+	enum softrma_resp_result res;
+	struct softrma_sgl source;
 
-	if (!softrma_resp_allowed(qp, IB_WR_RDMA_READ) ||
-	    pkt->dma_len > SOFTRMA_MAX_MSG_SZ)
+	if (!softrma_resp_allowed(qp, IB_WR_RDMA_READ))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	if (pkt->dma_len) {
-		mr = softrma_resp_target(qp, pkt->rkey, pkt->va, pkt->dma_len,
-					 IB_WR_RDMA_READ);
-		if (!mr)
-			return SOFTRMA_RESP_NAK_ACCESS;
-		softrma_mr_put(mr);
-	}
+	res = softrma_resp_rdma_target(qp, pkt->rkey, pkt->va, pkt->dma_len,
+				       IB_WR_RDMA_READ, &source);
+	if (res != SOFTRMA_RESP_ACK)
+		return res;
+	softrma_sgl_release(&source);
 	return softrma_wire_resp_keep(qp, pkt, 0);
 }
 
@@ -251,20 +240,17 @@ static enum softrma_resp_result softrma_wire_resp_atomic(struct softrma_qp *qp,
 							 u8 op)
 {
 	enum softrma_resp_result res;
-	struct softrma_mr *mr;
 	u64 orig;
 
 	if (!softrma_resp_allowed(qp, IB_WR_ATOMIC_FETCH_AND_ADD))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	mr = softrma_resp_atomic_target(qp, pkt->rkey, pkt->va,
-					IB_WR_ATOMIC_FETCH_AND_ADD, &res);
-	if (!mr)
+	res = softrma_resp_atomic_exec(qp, pkt->rkey, pkt->va,
+				       op == ROCE_CMP_SWAP,
+				       op == ROCE_CMP_SWAP ? pkt->compare :
+							     pkt->swap_add,
+				       pkt->swap_add, &orig);
+	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	orig = softrma_mr_atomic(mr, pkt->va, op == ROCE_CMP_SWAP,
-				 op == ROCE_CMP_SWAP ? pkt->compare :
-						       pkt->swap_add,
-				 pkt->swap_add);
-	softrma_mr_put(mr);
 	return softrma_wire_resp_keep(qp, pkt, orig);
 }
 
