@@ -174,35 +174,6 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static bool softrma_mr_is_dma(const struct softrma_mr *mr)
-{
-	return !mr->pages;
-}
-
-/*
- * Maps the byte at @iova of @mr (checked by the caller); *len is how much
- * lies in the mapping, *page the page to unmap, NULL for kernel memory.
- */
-void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
-		     struct page **page)
-{
-	u64 pos = iova - mr->iova + mr->page_offset;
-
-	if (softrma_mr_is_dma(mr)) {
-		*page = NULL;
-		return (void *)(uintptr_t)iova;
-	}
-	*page = mr->pages[pos >> PAGE_SHIFT];
-	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(pos));
-	return kmap_local_page(*page) + offset_in_page(pos);
-}
-
-void softrma_mr_unmap(void *addr, struct page *page)
-{
-	if (page)
-		kunmap_local(addr);
-}
-
 void softrma_mr_put(struct softrma_mr *mr)
 {
 	softrma_users_put(&mr->users);

@@ -59,7 +59,7 @@ static int softrma_resp_fetch_rqe(struct softrma_qp *qp)
 
 static enum rdma_network_type softrma_av_network_type(const struct softrma_av *av)
 {
-	return softrma_net_hdr_is_ipv4(av->sgid.raw, av->dgid.raw) ?
+	return roce_net_hdr_is_ipv4(av->sgid.raw, av->dgid.raw) ?
 		RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 }
 
@@ -71,9 +71,16 @@ static void softrma_resp_consume_rqe(struct softrma_qp *qp)
 		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
 }
 
-/*
- * Completes the receive WQE in qp->rqe, taken out of its ring; false when
- * the receive CQ overflowed.
+/**
+ * softrma_resp_post_recv_cqe() - Completes the receive WQE in qp->rqe.
+ * @qp: the responder, whose receive WQE is out of its ring already
+ * @msg: the message it received (source, immediate, SE), or NULL
+ * @status: the completion status
+ * @opcode: the completion opcode
+ * @length: bytes received
+ *
+ * Context: Under @qp's rq_lock; does not sleep.
+ * Return: false when the receive CQ overflowed.
  */
 bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
 				const struct softrma_msg *msg,
@@ -131,11 +138,16 @@ static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/*
- * For a message that arrives in packets: takes the next receive WQE out of
- * its ring into qp->rqe and resolves its memory into @sgl.  -EAGAIN when
- * none is posted, -EPROTO when the ring is corrupt, -EACCES when the WQE
- * was bad and has been completed with an error.
+/**
+ * softrma_resp_take_rqe() - Takes a receive WQE for a message in packets.
+ * @qp: the responder
+ * @sgl: the WQE's memory, resolved (and held)
+ * @msg: the message it is for, reported if the WQE is bad
+ *
+ * Context: Process context, under @qp's rq_lock; takes the SRQ's lock.
+ * Return: 0 with the WQE out of its ring in qp->rqe; -EAGAIN when none is
+ * posted, -EPROTO when the ring is corrupt, -EACCES when the WQE was bad
+ * and has been completed with an error.
  */
 int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
 			  const struct softrma_msg *msg)
@@ -173,14 +185,14 @@ static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
  * Returns its length, 0 for connected QPs.
  */
 static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
-				u8 hdr[SOFTRMA_NET_HDR_LEN])
+				u8 hdr[ROCE_NET_HDR_LEN])
 {
 	const struct softrma_av *av = msg->av;
-	struct softrma_net_hdr_info info;
+	struct roce_net_hdr_info info;
 
 	if (!av)
 		return 0;
-	info = (struct softrma_net_hdr_info) {
+	info = (struct roce_net_hdr_info) {
 		.traffic_class = av->traffic_class,
 		.hop_limit = av->hop_limit,
 		.flow_label = av->flow_label,
@@ -189,8 +201,8 @@ static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
 	};
 	memcpy(info.sgid, av->sgid.raw, sizeof(info.sgid));
 	memcpy(info.dgid, av->dgid.raw, sizeof(info.dgid));
-	softrma_net_hdr_build(hdr, &info);
-	return SOFTRMA_NET_HDR_LEN;
+	roce_net_hdr_build(hdr, &info);
+	return ROCE_NET_HDR_LEN;
 }
 
 /*
@@ -223,7 +235,7 @@ static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
 						     struct softrma_msg *msg)
 {
 	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
-	u8 hdr[SOFTRMA_NET_HDR_LEN];
+	u8 hdr[ROCE_NET_HDR_LEN];
 	enum softrma_resp_result res;
 	enum ib_wc_status status;
 	u32 hdr_len;
@@ -271,7 +283,14 @@ static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
 	return res;
 }
 
-/* True when the QP grants the remote right that @wr_opcode needs. */
+/**
+ * softrma_resp_allowed() - Whether @qp grants what @wr_opcode needs.
+ * @qp: the responder
+ * @wr_opcode: the request's work request opcode
+ *
+ * Context: Any.
+ * Return: true when the QP's remote access flags hold the opcode's right.
+ */
 bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
 {
 	int need = softrma_wr_op(wr_opcode)->remote_access;
@@ -279,9 +298,17 @@ bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
 	return (qp->attr.qp_access_flags & need) == need;
 }
 
-/*
- * The target MR of an RDMA or atomic request (@wr_opcode) for @length
- * bytes at @va, checked against key, PD, access and bounds, or NULL.
+/**
+ * softrma_resp_target() - The MR a request names, checked.
+ * @qp: the responder
+ * @rkey: the request's key
+ * @va: the address it names
+ * @length: the bytes it names
+ * @wr_opcode: the request's opcode, for the right it needs
+ *
+ * Context: Any; takes the device's MR xarray lock.
+ * Return: the MR, in use until softrma_mr_put(), or NULL when key, PD,
+ * access or bounds do not hold.
  */
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode)
@@ -293,10 +320,18 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 	return IS_ERR(mr) ? NULL : mr;
 }
 
-/*
- * The memory an RDMA WRITE or READ (@wr_opcode) of @len bytes at @va
- * names, checked against its length, key, PD, access and bounds, as the
- * list @sgl; an empty list for an empty request.
+/**
+ * softrma_resp_rdma_target() - The memory of an RDMA WRITE or READ.
+ * @qp: the responder
+ * @rkey: the request's key
+ * @va: the address it names
+ * @len: its length
+ * @wr_opcode: IB_WR_RDMA_WRITE (or with immediate) or IB_WR_RDMA_READ
+ * @sgl: the memory as a list (an empty one for an empty request)
+ *
+ * Context: Any; takes the device's MR xarray lock.
+ * Return: SOFTRMA_RESP_ACK with @sgl to release; a NAK for a length above
+ * the maximum message or a key, PD, access or bounds that do not hold.
  */
 enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
 						  u32 rkey, u64 va, u64 len,
@@ -384,9 +419,18 @@ static struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp,
 	return mr;
 }
 
-/*
- * Compare-and-swap (@cmp_swap) or fetch-and-add at @va; *@orig is what the
- * target held.  The QP's rights were checked by the caller.
+/**
+ * softrma_resp_atomic_exec() - Executes compare-and-swap or fetch-and-add.
+ * @qp: the responder, whose rights the caller checked
+ * @rkey: the request's key
+ * @va: the 8 aligned bytes it names
+ * @cmp_swap: compare-and-swap rather than fetch-and-add
+ * @compare_add: the value compared, or added
+ * @swap: the value swapped in
+ * @orig: what the target held
+ *
+ * Context: Any; serialised with every other atomic of softrma.
+ * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
  */
 enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
 						  u32 rkey, u64 va,
@@ -421,9 +465,15 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 	return softrma_resp_move(msg, &qp->resp_sgl, 0, false, sizeof(orig));
 }
 
-/*
- * ATOMIC WRITE: @value lands in the 8 aligned bytes at @va at once.  The
- * QP's rights were checked by the caller.
+/**
+ * softrma_resp_atomic_write() - Executes an ATOMIC WRITE.
+ * @qp: the responder, whose rights the caller checked
+ * @rkey: the request's key
+ * @va: the 8 aligned bytes @value lands in at once
+ * @value: what it writes
+ *
+ * Context: Any.
+ * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
  */
 enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
 						   u32 rkey, u64 va, u64 value)
@@ -452,11 +502,21 @@ static int softrma_flush_access(u8 type)
 	}
 }
 
-/*
- * RDMA FLUSH of @len bytes at @va, or of the whole MR: both the QP and the
- * MR must grant the placement @type.  What was placed before is global
- * already (the device writes with the CPU, and the cache hooks ran at
- * placement); persistence writes the range back from the CPU caches.
+/**
+ * softrma_resp_rdma_flush() - Executes an RDMA FLUSH.
+ * @qp: the responder
+ * @rkey: the request's key
+ * @va: the range's start
+ * @len: its length
+ * @type: the placement type; the QP and the MR must grant it
+ * @level: the selectivity: the range, or the whole MR
+ *
+ * What was placed before is global already (the device writes with the
+ * CPU, and the cache hooks ran at placement); persistence writes the range
+ * back from the CPU caches.
+ *
+ * Context: Process context.
+ * Return: SOFTRMA_RESP_ACK, or the NAK of a bad request, key or range.
  */
 enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 						 u32 rkey, u64 va, u64 len,
@@ -564,6 +624,17 @@ static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
 	}
 }
 
+/**
+ * softrma_resp_execute() - The responder of the local transport.
+ * @qp: the QP the message is addressed to
+ * @msg: the message, with the requester's memory
+ *
+ * Checks and executes @msg with one copy.  UC drops what it cannot
+ * execute; a NAK puts @qp in error.
+ *
+ * Context: Process context; takes @qp's rq_lock (and its SRQ's lock).
+ * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED.
+ */
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_msg *msg)
 {
@@ -587,10 +658,15 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	return res;
 }
 
-/*
- * Completes every posted receive with WR_FLUSH_ERR once the QP is in error,
- * and the receive a message in packets was filling.  An SRQ's receives
- * belong to the SRQ, and stay for its other QPs.
+/**
+ * softrma_resp_flush_err() - Completes the receives of a QP in error.
+ * @qp: the responder
+ *
+ * Every posted receive completes with WR_FLUSH_ERR, and so does the
+ * receive a message in packets was filling.  An SRQ's receives belong to
+ * the SRQ, and stay for its other QPs.
+ *
+ * Context: Process context; takes @qp's rq_lock.
  */
 void softrma_resp_flush_err(struct softrma_qp *qp)
 {

@@ -87,9 +87,15 @@ static enum ib_wc_status softrma_sq_prepare_rma_ext(const struct softrma_sqe *sq
 						  IB_WC_SUCCESS;
 }
 
-/*
- * Fills @msg from @sqe, a kernel copy of an SQ entry, and resolves its
- * memory into @sgl, which the request then names.
+/**
+ * softrma_sq_prepare() - The message of an SQ entry, for either transport.
+ * @qp: the requester
+ * @sqe: a kernel copy of the SQ entry
+ * @msg: filled from @sqe and the opcode table
+ * @sgl: @sqe's memory, resolved (and held) for @msg to name
+ *
+ * Context: Process context, under @qp's sq_lock.
+ * Return: IB_WC_SUCCESS, or the status the entry completes with.
  */
 enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 				      const struct softrma_sqe *sqe,
@@ -183,9 +189,14 @@ static enum softrma_resp_result softrma_sq_transmit(struct softrma_qp *qp,
 	return res;
 }
 
-/*
- * After an RNR NAK: true when the SQ head waits and is tried again, false
- * when its RNR retries are used up (7 means retry forever).
+/**
+ * softrma_sq_rnr_wait() - Waits out an RNR NAK of the SQ head.
+ * @qp: the requester
+ * @timer: the NAK's RNR timer code
+ *
+ * Context: Under @qp's sq_lock; does not sleep.
+ * Return: true when the SQ head waits and is tried again, false when its
+ * RNR retries are used up (rnr_retry 7 means retry forever).
  */
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
@@ -202,7 +213,7 @@ bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 	qp->rnr_wait = true;
 	if (!qp->dying)
 		queue_delayed_work(system_unbound_wq, &qp->rnr_work,
-				   usecs_to_jiffies(softrma_rnr_timer_us(timer)));
+				   usecs_to_jiffies(roce_rnr_timer_us(timer)));
 	return true;
 }
 
@@ -231,10 +242,18 @@ static int softrma_sq_execute(struct softrma_qp *qp, u64 *length)
 	return softrma_resp_status(res);
 }
 
-/*
- * Completes the SQ head, whose kernel copy is @sqe; false when the send CQ
- * overflowed.  Its slot is free before the completion is seen, so that a
- * consumer may post again as soon as it polls it.
+/**
+ * softrma_sq_complete() - Completes the SQ head, on either transport.
+ * @qp: the requester
+ * @sqe: the SQ head's kernel copy
+ * @status: its completion status
+ * @length: bytes it moved, reported on success
+ *
+ * Its slot is free before the completion is seen, so that a consumer may
+ * post again as soon as it polls it.
+ *
+ * Context: Under @qp's sq_lock; does not sleep.
+ * Return: false when the send CQ overflowed.
  */
 bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length)
@@ -260,9 +279,16 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 	return ok;
 }
 
-/*
- * Copies the SQ entry at @index into @sqe, when it is posted: false when
- * not, and the QP in error when the ring's producer index is corrupt.
+/**
+ * softrma_sq_fetch() - Copies a posted SQ entry, for either transport.
+ * @qp: the requester
+ * @index: the entry's index in the send queue
+ * @sqe: its kernel copy
+ *
+ * The producer index is the user's: a corrupt one puts @qp in error.
+ *
+ * Context: Under @qp's sq_lock; does not sleep.
+ * Return: true when the entry at @index is posted and copied.
  */
 bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe)
 {
@@ -290,10 +316,15 @@ static bool softrma_sq_run_over(struct softrma_qp *qp, u32 done, u64 moved)
 	       fatal_signal_pending(current);
 }
 
-/*
- * Runs the send queue until it is empty, has to wait or has done a run's
- * worth: from the doorbell, after an RNR wait, and to flush the queue once
- * the QP is in error.
+/**
+ * softrma_sq_run() - Runs the send queue on its transport.
+ * @qp: the requester
+ *
+ * Runs until the queue is empty, has to wait or has done a run's worth:
+ * from the doorbell, after an RNR wait, and to flush the queue once the QP
+ * is in error.
+ *
+ * Context: Process context; takes @qp's sq_lock.
  */
 void softrma_sq_run(struct softrma_qp *qp)
 {

@@ -7,6 +7,7 @@
 #define SOFTRMA_VERBS_H
 
 #include <linux/completion.h>
+#include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
@@ -148,6 +149,35 @@ struct softrma_mr {
 	struct softrma_users users;	/* registration + accesses in progress */
 	refcount_t ref;			/* registration + scatter/gather lists */
 };
+
+static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
+{
+	return !mr->pages;
+}
+
+/*
+ * Maps the byte at @iova of @mr (checked by the caller); *len is how much
+ * lies in the mapping, *page the page to unmap, NULL for kernel memory.
+ */
+static inline void *softrma_mr_map(const struct softrma_mr *mr, u64 iova,
+				   u64 *len, struct page **page)
+{
+	u64 pos = iova - mr->iova + mr->page_offset;
+
+	if (softrma_mr_is_dma(mr)) {
+		*page = NULL;
+		return (void *)(uintptr_t)iova;
+	}
+	*page = mr->pages[pos >> PAGE_SHIFT];
+	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(pos));
+	return kmap_local_page(*page) + offset_in_page(pos);
+}
+
+static inline void softrma_mr_unmap(void *addr, struct page *page)
+{
+	if (page)
+		kunmap_local(addr);
+}
 
 /*
  * A user CQ's ring holds struct softrma_cqe; a kernel CQ's holds struct
@@ -312,9 +342,6 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void softrma_mr_put(struct softrma_mr *mr);
 void softrma_mr_unref(struct softrma_mr *mr);
-void *softrma_mr_map(const struct softrma_mr *mr, u64 iova, u64 *len,
-		     struct page **page);
-void softrma_mr_unmap(void *addr, struct page *page);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 				  u32 key, u64 iova, u64 len, int access);
 struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,

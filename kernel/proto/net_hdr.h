@@ -4,14 +4,14 @@
  * (RoCEv2, IBA annex A17.4.5.2): for IPv4 GIDs 20 zero bytes and the IPv4
  * header, otherwise the IPv6 header, which has the layout of a GRH.
  */
-#ifndef SOFTRMA_PROTO_NET_HDR_H
-#define SOFTRMA_PROTO_NET_HDR_H
+#ifndef ROCE_PROTO_NET_HDR_H
+#define ROCE_PROTO_NET_HDR_H
 
 #include "types.h"
 
-#define SOFTRMA_NET_HDR_LEN	40
+#define ROCE_NET_HDR_LEN	40
 
-struct softrma_net_hdr_info {
+struct roce_net_hdr_info {
 	u8 sgid[16];
 	u8 dgid[16];
 	u8 traffic_class;
@@ -25,13 +25,13 @@ struct softrma_net_hdr_info {
  * True when the packet between @sgid and @dgid is IPv4: both are
  * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d).
  */
-bool softrma_net_hdr_is_ipv4(const u8 sgid[16], const u8 dgid[16]);
+bool roce_net_hdr_is_ipv4(const u8 sgid[16], const u8 dgid[16]);
 
 /*
  * Writes the network header of the packet that would carry @info's message.
  * Returns true for an IPv4 header, false for IPv6.
  */
-bool softrma_net_hdr_build(u8 hdr[SOFTRMA_NET_HDR_LEN],
-			   const struct softrma_net_hdr_info *info);
+bool roce_net_hdr_build(u8 hdr[ROCE_NET_HDR_LEN],
+			const struct roce_net_hdr_info *info);
 
-#endif /* SOFTRMA_PROTO_NET_HDR_H */
+#endif /* ROCE_PROTO_NET_HDR_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* IBA RNR NAK timer encoding (table 45): pure protocol, no kernel API. */
-#ifndef SOFTRMA_PROTO_RNR_TIMER_H
-#define SOFTRMA_PROTO_RNR_TIMER_H
+#ifndef ROCE_PROTO_RNR_TIMER_H
+#define ROCE_PROTO_RNR_TIMER_H
 
 /* Microseconds an RNR NAK with timer field @code asks the requester to wait. */
-static inline unsigned int softrma_rnr_timer_us(unsigned int code)
+static inline unsigned int roce_rnr_timer_us(unsigned int code)
 {
 	static const unsigned int us[32] = {
 		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
@@ -16,4 +16,4 @@ static inline unsigned int softrma_rnr_timer_us(unsigned int code)
 	return us[code & 31];
 }
 
-#endif /* SOFTRMA_PROTO_RNR_TIMER_H */
+#endif /* ROCE_PROTO_RNR_TIMER_H */

@@ -4,8 +4,8 @@
  * BTH and its extension headers, parsing with every length checked, building,
  * PSN arithmetic and the ICRC.  Pure protocol code: no kernel API.
  */
-#ifndef SOFTRMA_PROTO_ROCE_H
-#define SOFTRMA_PROTO_ROCE_H
+#ifndef ROCE_PROTO_ROCE_H
+#define ROCE_PROTO_ROCE_H
 
 #include "types.h"
 
@@ -165,4 +165,4 @@ u32 roce_icrc_rxe_flush(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len);
  */
 bool roce_icrc_ok(const u8 *ip, bool ipv6, const u8 *udp, u32 udp_len);
 
-#endif /* SOFTRMA_PROTO_ROCE_H */
+#endif /* ROCE_PROTO_ROCE_H */

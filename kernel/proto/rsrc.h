@@ -7,8 +7,8 @@
  * for what was accepted (its PSN, key and range inside a resource's), from
  * its PSN on.  Pure protocol code: no kernel API.
  */
-#ifndef SOFTRMA_PROTO_RSRC_H
-#define SOFTRMA_PROTO_RSRC_H
+#ifndef ROCE_PROTO_RSRC_H
+#define ROCE_PROTO_RSRC_H
 
 #include "seq.h"
 
@@ -66,4 +66,4 @@ struct roce_rsrc *roce_rsrc_pending(struct roce_rsrc_table *t);
 void roce_rsrc_answer(struct roce_rsrc *res, u32 mtu, struct roce_pkt *pkt,
 		      u64 *off);
 
-#endif /* SOFTRMA_PROTO_RSRC_H */
+#endif /* ROCE_PROTO_RSRC_H */

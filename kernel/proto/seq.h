@@ -5,8 +5,8 @@
  * payload each may carry, and what an AETH syndrome says.  Pure protocol
  * code: no kernel API.
  */
-#ifndef SOFTRMA_PROTO_SEQ_H
-#define SOFTRMA_PROTO_SEQ_H
+#ifndef ROCE_PROTO_SEQ_H
+#define ROCE_PROTO_SEQ_H
 
 #include "roce.h"
 
@@ -99,4 +99,4 @@ static inline u8 roce_aeth_value(u8 syndrome)
 	return syndrome & 0x1f;
 }
 
-#endif /* SOFTRMA_PROTO_SEQ_H */
+#endif /* ROCE_PROTO_SEQ_H */

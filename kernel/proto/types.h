@@ -3,8 +3,8 @@
  * The protocol code in this directory uses no kernel API, so that it also
  * builds in user space for unit tests and fuzzing.  This maps its types.
  */
-#ifndef SOFTRMA_PROTO_TYPES_H
-#define SOFTRMA_PROTO_TYPES_H
+#ifndef ROCE_PROTO_TYPES_H
+#define ROCE_PROTO_TYPES_H
 
 #ifdef __KERNEL__
 #include <linux/crc32.h>
@@ -36,4 +36,4 @@ static inline u32 roce_crc32(u32 crc, const u8 *p, u32 len)
 }
 #endif
 
-#endif /* SOFTRMA_PROTO_TYPES_H */
+#endif /* ROCE_PROTO_TYPES_H */
