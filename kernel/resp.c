@@ -306,7 +306,7 @@ bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
  * @length: the bytes it names
  * @wr_opcode: the request's opcode, for the right it needs
  *
- * Context: Any; takes the device's MR xarray lock.
+ * Context: Process context; takes the device's MR xarray lock.
  * Return: the MR, in use until softrma_mr_put(), or NULL when key, PD,
  * access or bounds do not hold.
  */
@@ -329,7 +329,7 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
  * @wr_opcode: IB_WR_RDMA_WRITE (or with immediate) or IB_WR_RDMA_READ
  * @sgl: the memory as a list (an empty one for an empty request)
  *
- * Context: Any; takes the device's MR xarray lock.
+ * Context: Process context; takes the device's MR xarray lock.
  * Return: SOFTRMA_RESP_ACK with @sgl to release; a NAK for a length above
  * the maximum message or a key, PD, access or bounds that do not hold.
  */
@@ -429,7 +429,7 @@ static struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp,
  * @swap: the value swapped in
  * @orig: what the target held
  *
- * Context: Any; serialised with every other atomic of softrma.
+ * Context: Process context; serialised with every other atomic of softrma.
  * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
  */
 enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
@@ -472,7 +472,7 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
  * @va: the 8 aligned bytes @value lands in at once
  * @value: what it writes
  *
- * Context: Any.
+ * Context: Process context.
  * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
  */
 enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
