@@ -9,9 +9,21 @@
 
 #include "verbs.h"
 
-/* What a requester asks of a responder: what one packet would carry. */
+/*
+ * Which part of its message a request is: on this host always the whole,
+ * on the wire one packet's.
+ */
+enum softrma_msg_part {
+	SOFTRMA_MSG_WHOLE,
+	SOFTRMA_MSG_FIRST,
+	SOFTRMA_MSG_MIDDLE,
+	SOFTRMA_MSG_LAST,
+};
+
+/* What a requester asks of a responder: a message, or a packet of one. */
 struct softrma_msg {
 	u32 opcode;			/* enum ib_wr_opcode */
+	u8 part;			/* enum softrma_msg_part */
 	u32 send_flags;
 	u32 imm_data;			/* network order */
 	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
@@ -25,13 +37,24 @@ struct softrma_msg {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
-	u64 length;			/* FLUSH: of the remote range */
+	u64 length;			/* of the message; FLUSH: of the range */
 	u8 flush_type;			/* enum softrma_flush_type */
 	u8 flush_level;			/* enum softrma_flush_level */
-	struct softrma_sgl *local;	/* payload source, or result destination */
+	/* the payload (of this part), or where the answer of a READ or an atomic goes */
+	struct softrma_sgl *local;
 	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
 	bool local_gone;		/* out: an MR of local was deregistered */
 };
+
+static inline bool softrma_msg_begins(const struct softrma_msg *msg)
+{
+	return msg->part == SOFTRMA_MSG_WHOLE || msg->part == SOFTRMA_MSG_FIRST;
+}
+
+static inline bool softrma_msg_ends(const struct softrma_msg *msg)
+{
+	return msg->part == SOFTRMA_MSG_WHOLE || msg->part == SOFTRMA_MSG_LAST;
+}
 
 enum softrma_resp_result {
 	SOFTRMA_RESP_ACK,
@@ -70,6 +93,7 @@ struct softrma_wr_op {
 	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
 	u8 local_access;		/* of its SGEs: results land there */
 	bool recv:1;			/* consumes a receive at the target */
+	u8 length;			/* if not 0: the only length it may have */
 	bool imm:1;			/* carries immediate data */
 	/*
 	 * Answered with a response of its own rather than an ACK: it uses
@@ -78,9 +102,11 @@ struct softrma_wr_op {
 	bool response:1;
 	u8 roce_op;			/* of a one-packet request (READ, ...) */
 	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
+	enum ib_wc_opcode recv_wc_opcode; /* of the receive it consumes */
 };
 
 const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode);
+bool softrma_wr_op_of_pkt(u8 roce_op, u32 *wr_opcode, u8 *part);
 
 /* sq.c: the requester and completer of the send queue */
 enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
@@ -95,33 +121,18 @@ void softrma_sq_run(struct softrma_qp *qp);
 void softrma_sq_rnr_work(struct work_struct *work);
 
 /* resp.c: the responder */
+bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from);
+enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
+					      struct softrma_msg *msg);
+enum softrma_resp_result softrma_resp_outcome(struct softrma_qp *qp,
+					      enum softrma_resp_result res);
+void softrma_resp_end_msg(struct softrma_qp *qp);
+void softrma_resp_abandon(struct softrma_qp *qp, bool flush);
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_msg *msg);
 void softrma_resp_flush_err(struct softrma_qp *qp);
-bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
-enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
-						  u32 rkey, u64 va, u64 len,
-						  u32 wr_opcode,
-						  struct softrma_sgl *sgl);
-enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
-						  u32 rkey, u64 va,
-						  bool cmp_swap,
-						  u64 compare_add, u64 swap,
-						  u64 *orig);
-enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
-						 u32 rkey, u64 va, u64 len,
-						 u8 type, u8 level);
-enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
-						   u32 rkey, u64 va,
-						   u64 value);
-int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
-			  const struct softrma_msg *msg);
-bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
-				const struct softrma_msg *msg,
-				enum ib_wc_status status,
-				enum ib_wc_opcode opcode, u64 length);
 
 /* mcast.c: a datagram to every QP of its group */
 int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_msg *msg);

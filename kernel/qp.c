@@ -326,6 +326,7 @@ static void softrma_qp_reset_queues(struct softrma_qp *qp)
 		WRITE_ONCE(queues[i]->hdr->producer, 0);
 	}
 	qp->rnr_wait = false;
+	softrma_resp_abandon(qp, false);
 }
 
 static void softrma_qp_copy_attr(struct softrma_qp *qp,
@@ -478,6 +479,9 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->work);
 	cancel_delayed_work_sync(&qp->rnr_work);
 	softrma_wire_destroy(qp);
+	mutex_lock(&qp->rq_lock);
+	softrma_resp_abandon(qp, false);
+	mutex_unlock(&qp->rq_lock);
 
 	softrma_queue_destroy(&qp->rq);
 	softrma_queue_destroy(&qp->sq);

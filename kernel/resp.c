@@ -71,55 +71,40 @@ static void softrma_resp_consume_rqe(struct softrma_qp *qp)
 		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
 }
 
-/**
- * softrma_resp_post_recv_cqe() - Completes the receive WQE in qp->rqe.
- * @qp: the responder, whose receive WQE is out of its ring already
- * @msg: the message it received (source, immediate, SE), or NULL
- * @status: the completion status
- * @opcode: the completion opcode
- * @length: bytes received
- *
- * Context: Under @qp's rq_lock; does not sleep.
- * Return: false when the receive CQ overflowed.
- */
-bool softrma_resp_post_recv_cqe(struct softrma_qp *qp,
-				const struct softrma_msg *msg,
-				enum ib_wc_status status,
-				enum ib_wc_opcode opcode, u64 length)
+/* Completes the held receive WQE; false when the receive CQ overflowed. */
+static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
+				      const struct softrma_msg *msg,
+				      enum ib_wc_status status, u64 length)
 {
 	struct softrma_cqe cqe = {
 		.wr_id = qp->rqe->wr_id,
 		.status = status,
-		.opcode = opcode,
+		.opcode = IB_WC_RECV,
 		.byte_len = length,
 		.qp_num = qp->ibqp.qp_num,
 	};
 	bool solicited = status != IB_WC_SUCCESS;
 
 	lockdep_assert_held(&qp->rq_lock);
+	softrma_sgl_release(&qp->resp.rqe_sgl);
+	qp->resp.rqe_held = false;
 	if (msg) {
+		const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+
+		if (status == IB_WC_SUCCESS)
+			cqe.opcode = op->recv_wc_opcode;
 		cqe.src_qp = msg->src_qpn;
 		if (msg->av) {
 			cqe.wc_flags |= IB_WC_GRH;
 			cqe.network_hdr_type = softrma_av_network_type(msg->av);
 		}
-		if (softrma_wr_op(msg->opcode)->imm) {
+		if (op->imm) {
 			cqe.imm_data = msg->imm_data;
 			cqe.wc_flags |= IB_WC_WITH_IMM;
 		}
 		solicited |= !!(msg->send_flags & IB_SEND_SOLICITED);
 	}
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
-}
-
-/* Completes the fetched receive WQE; false when the receive CQ overflowed. */
-static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
-				      const struct softrma_msg *msg,
-				      enum ib_wc_status status,
-				      enum ib_wc_opcode opcode, u64 length)
-{
-	softrma_resp_consume_rqe(qp);
-	return softrma_resp_post_recv_cqe(qp, msg, status, opcode, length);
 }
 
 /* Resolves the memory of the receive WQE in qp->rqe: a completion status. */
@@ -138,46 +123,38 @@ static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/**
- * softrma_resp_take_rqe() - Takes a receive WQE for a message in packets.
- * @qp: the responder
- * @sgl: the WQE's memory, resolved (and held)
- * @msg: the message it is for, reported if the WQE is bad
- *
- * Context: Process context, under @qp's rq_lock; takes the SRQ's lock.
- * Return: 0 with the WQE out of its ring in qp->rqe; -EAGAIN when none is
- * posted, -EPROTO when the ring is corrupt, -EACCES when the WQE was bad
- * and has been completed with an error.
+/*
+ * The receive WQE of @msg's message: the one held already, or the next,
+ * taken out of its ring so that an SRQ shared by several QPs hands each
+ * message its own.  It is held until the message ends, and a message
+ * dropped on the way leaves it for the next.  A bad WQE completes at once.
  */
-int softrma_resp_take_rqe(struct softrma_qp *qp, struct softrma_sgl *sgl,
-			  const struct softrma_msg *msg)
+static enum softrma_resp_result softrma_resp_hold_rqe(struct softrma_qp *qp,
+						      struct softrma_msg *msg)
 {
+	struct softrma_resp_state *rs = &qp->resp;
 	enum ib_wc_status status;
 	int err;
 
-	lockdep_assert_held(&qp->rq_lock);
+	if (rs->rqe_held)
+		return SOFTRMA_RESP_ACK;
 	softrma_resp_lock_recv(qp);
 	err = softrma_resp_fetch_rqe(qp);
 	if (!err)
 		softrma_resp_consume_rqe(qp);
 	softrma_resp_unlock_recv(qp);
+	if (err == -EAGAIN) {
+		msg->rnr_timer = qp->attr.min_rnr_timer;
+		return SOFTRMA_RESP_RNR_NAK;
+	}
 	if (err)
-		return err;
-	status = softrma_resp_resolve_rqe(qp, sgl);
-	if (status == IB_WC_SUCCESS)
-		return 0;
-	softrma_resp_post_recv_cqe(qp, msg, status, IB_WC_RECV, 0);
-	return -EACCES;
-}
-
-static enum softrma_resp_result softrma_resp_no_rqe(struct softrma_qp *qp,
-						    struct softrma_msg *msg,
-						    int err)
-{
-	if (err != -EAGAIN)
 		return SOFTRMA_RESP_NAK_OP;
-	msg->rnr_timer = qp->attr.min_rnr_timer;
-	return SOFTRMA_RESP_RNR_NAK;
+	rs->rqe_held = true;
+	status = softrma_resp_resolve_rqe(qp, &rs->rqe_sgl);
+	if (status == IB_WC_SUCCESS)
+		return SOFTRMA_RESP_ACK;
+	softrma_resp_complete_rqe(qp, msg, status, 0);
+	return SOFTRMA_RESP_NAK_OP;
 }
 
 /*
@@ -205,93 +182,8 @@ static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
 	return ROCE_NET_HDR_LEN;
 }
 
-/*
- * Moves @len bytes between the requester's memory (msg->local, from its
- * start) and @mem at @mem_off: into @mem when @to_mem.  An MR of the
- * requester that is gone is its own error: the request is dropped and the
- * requester told (local_gone).  One of the responder's is a NAK.
- */
-static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
-						  struct softrma_sgl *mem,
-						  u64 mem_off, bool to_mem,
-						  u64 len)
-{
-	int err;
-
-	if (to_mem)
-		err = softrma_sgl_copy_at(mem, mem_off, msg->local, 0, len);
-	else
-		err = softrma_sgl_copy_at(msg->local, 0, mem, mem_off, len);
-	if (!err)
-		return SOFTRMA_RESP_ACK;
-	if (err == (to_mem ? -EFAULT : -EACCES)) {
-		msg->local_gone = true;
-		return SOFTRMA_RESP_DROPPED;
-	}
-	return SOFTRMA_RESP_NAK_ACCESS;
-}
-
-static enum softrma_resp_result softrma_resp_receive(struct softrma_qp *qp,
-						     struct softrma_msg *msg)
-{
-	struct softrma_sgl *sgl = &qp->resp_sgl, hdr_sgl;
-	u8 hdr[ROCE_NET_HDR_LEN];
-	enum softrma_resp_result res;
-	enum ib_wc_status status;
-	u32 hdr_len;
-	int err;
-
-	err = softrma_resp_fetch_rqe(qp);
-	if (err)
-		return softrma_resp_no_rqe(qp, msg, err);
-	status = softrma_resp_resolve_rqe(qp, sgl);
-	if (status != IB_WC_SUCCESS) {
-		softrma_resp_complete_rqe(qp, msg, status, IB_WC_RECV, 0);
-		return SOFTRMA_RESP_NAK_OP;
-	}
-	hdr_len = softrma_resp_net_hdr(msg, hdr);
-	if (hdr_len + msg->length > sgl->length) {
-		softrma_sgl_release(sgl);
-		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_LEN_ERR, IB_WC_RECV, 0);
-		return SOFTRMA_RESP_NAK_INV_REQ;
-	}
-	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
-	if (softrma_sgl_copy(sgl, &hdr_sgl, hdr_len))
-		res = SOFTRMA_RESP_NAK_ACCESS;
-	else
-		res = softrma_resp_move(msg, sgl, hdr_len, true, msg->length);
-	softrma_sgl_release(sgl);
-	if (res == SOFTRMA_RESP_DROPPED)	/* the receive stays posted */
-		return res;
-	if (res != SOFTRMA_RESP_ACK) {
-		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_PROT_ERR, IB_WC_RECV, 0);
-		return SOFTRMA_RESP_NAK_OP;
-	}
-	return softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS, IB_WC_RECV,
-					 hdr_len + msg->length) ?
-		SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_OP;
-}
-
-static enum softrma_resp_result softrma_resp_send(struct softrma_qp *qp,
-						  struct softrma_msg *msg)
-{
-	enum softrma_resp_result res;
-
-	softrma_resp_lock_recv(qp);
-	res = softrma_resp_receive(qp, msg);
-	softrma_resp_unlock_recv(qp);
-	return res;
-}
-
-/**
- * softrma_resp_allowed() - Whether @qp grants what @wr_opcode needs.
- * @qp: the responder
- * @wr_opcode: the request's work request opcode
- *
- * Context: Any.
- * Return: true when the QP's remote access flags hold the opcode's right.
- */
-bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
+/* Whether @qp grants what @wr_opcode needs. */
+static bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
 {
 	int need = softrma_wr_op(wr_opcode)->remote_access;
 
@@ -320,172 +212,258 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 	return IS_ERR(mr) ? NULL : mr;
 }
 
-/**
- * softrma_resp_rdma_target() - The memory of an RDMA WRITE or READ.
- * @qp: the responder
- * @rkey: the request's key
- * @va: the address it names
- * @len: its length
- * @wr_opcode: IB_WR_RDMA_WRITE (or with immediate) or IB_WR_RDMA_READ
- * @sgl: the memory as a list (an empty one for an empty request)
- *
- * Context: Process context; takes the device's MR xarray lock.
- * Return: SOFTRMA_RESP_ACK with @sgl to release; a NAK for a length above
- * the maximum message or a key, PD, access or bounds that do not hold.
+/*
+ * The memory an RDMA WRITE or READ names, as a list in @sgl (an empty one
+ * for an empty request): a NAK for a length above the maximum message, or
+ * a key, PD, access or bounds that do not hold.
  */
-enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
-						  u32 rkey, u64 va, u64 len,
-						  u32 wr_opcode,
-						  struct softrma_sgl *sgl)
+static enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
+							 const struct softrma_msg *msg,
+							 struct softrma_sgl *sgl)
 {
 	struct softrma_mr *mr;
 
-	if (len > SOFTRMA_MAX_MSG_SZ)
+	if (msg->length > SOFTRMA_MAX_MSG_SZ)
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	if (!len) {
+	if (!msg->length) {
 		softrma_sgl_init_kbuf(sgl, NULL, 0);
 		return SOFTRMA_RESP_ACK;
 	}
-	mr = softrma_resp_target(qp, rkey, va, len, wr_opcode);
+	mr = softrma_resp_target(qp, msg->rkey, msg->remote_addr, msg->length,
+				 msg->opcode);
 	if (!mr)
 		return SOFTRMA_RESP_NAK_ACCESS;
-	softrma_sgl_init_mr(sgl, mr, va, len);
+	softrma_sgl_init_mr(sgl, mr, msg->remote_addr, msg->length);
 	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;
 }
 
-/* RDMA WRITE into the target MR, or RDMA READ out of it. */
-static enum softrma_resp_result softrma_resp_rdma(struct softrma_qp *qp,
-						  struct softrma_msg *msg)
-{
-	enum softrma_resp_result res;
-
-	res = softrma_resp_rdma_target(qp, msg->rkey, msg->remote_addr,
-				       msg->length, msg->opcode, &qp->resp_sgl);
-	if (res != SOFTRMA_RESP_ACK)
-		return res;
-	res = softrma_resp_move(msg, &qp->resp_sgl, 0,
-				softrma_wr_op(msg->opcode)->kind == SOFTRMA_OP_WRITE,
-				msg->length);
-	softrma_sgl_release(&qp->resp_sgl);
-	return res;
-}
-
 /*
- * The receive must exist before anything moves (an RNR NAK leaves memory
- * untouched), and the memory must pass its checks before the receive is
- * taken (a NAK leaves the receive posted).
+ * Moves @len bytes between the requester's memory (msg->local, from its
+ * start) and @mem at @mem_off: into @mem when @to_mem.  An MR of the
+ * requester that is gone is its own error: the request is dropped and the
+ * requester told (local_gone).  One of the responder's is a NAK.
  */
-static enum softrma_resp_result softrma_resp_write_imm(struct softrma_qp *qp,
-						       struct softrma_msg *msg)
+static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
+						  struct softrma_sgl *mem,
+						  u64 mem_off, bool to_mem,
+						  u64 len)
 {
-	enum softrma_resp_result res;
 	int err;
 
-	softrma_resp_lock_recv(qp);
-	err = softrma_resp_fetch_rqe(qp);
-	if (err) {
-		res = softrma_resp_no_rqe(qp, msg, err);
-		goto out;
+	if (to_mem)
+		err = softrma_sgl_copy_at(mem, mem_off, msg->local, 0, len);
+	else
+		err = softrma_sgl_copy_at(msg->local, 0, mem, mem_off, len);
+	if (!err)
+		return SOFTRMA_RESP_ACK;
+	if (err == (to_mem ? -EFAULT : -EACCES)) {
+		msg->local_gone = true;
+		return SOFTRMA_RESP_DROPPED;
 	}
-	res = softrma_resp_rdma(qp, msg);
+	return SOFTRMA_RESP_NAK_ACCESS;
+}
+
+/**
+ * softrma_resp_end_msg() - Ends the message in progress.
+ * @qp: the responder
+ *
+ * A held receive stays for the next message.
+ *
+ * Context: Under @qp's rq_lock.
+ */
+void softrma_resp_end_msg(struct softrma_qp *qp)
+{
+	lockdep_assert_held(&qp->rq_lock);
+	softrma_sgl_release(&qp->resp.target);
+	qp->resp.offset = 0;
+	qp->resp.length = 0;
+}
+
+/**
+ * softrma_resp_abandon() - Drops the message in progress and its receive.
+ * @qp: the responder
+ * @flush: the QP is in error: the held receive completes with WR_FLUSH_ERR;
+ *	otherwise (reset, destroy) it is forgotten with its queue
+ *
+ * Context: Under @qp's rq_lock.
+ */
+void softrma_resp_abandon(struct softrma_qp *qp, bool flush)
+{
+	softrma_resp_end_msg(qp);
+	if (!qp->resp.rqe_held)
+		return;
+	if (flush) {
+		softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR, 0);
+		return;
+	}
+	softrma_sgl_release(&qp->resp.rqe_sgl);
+	qp->resp.rqe_held = false;
+}
+
+/*
+ * A SEND's payload lands in its receive, behind a UD receive's network
+ * header; the memory a receive names must hold all of it.
+ */
+static enum softrma_resp_result softrma_resp_place_send(struct softrma_qp *qp,
+							struct softrma_msg *msg)
+{
+	struct softrma_resp_state *rs = &qp->resp;
+	u8 hdr[ROCE_NET_HDR_LEN];
+	struct softrma_sgl hdr_sgl;
+	u32 hdr_len = 0;
+
+	if (softrma_msg_begins(msg))
+		hdr_len = softrma_resp_net_hdr(msg, hdr);
+	if (rs->offset + hdr_len + msg->local->length > rs->rqe_sgl.length) {
+		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_LEN_ERR, 0);
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	}
+	softrma_sgl_init_kbuf(&hdr_sgl, hdr, hdr_len);
+	if (softrma_sgl_copy(&rs->rqe_sgl, &hdr_sgl, hdr_len)) {
+		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_PROT_ERR, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
+	rs->offset += hdr_len;
+	return SOFTRMA_RESP_ACK;
+}
+
+/*
+ * A WRITE's first part names its memory, which every part fills in turn:
+ * the parts add up to the length named, no more and no less.
+ */
+static enum softrma_resp_result softrma_resp_place_write(struct softrma_qp *qp,
+							 struct softrma_msg *msg)
+{
+	struct softrma_resp_state *rs = &qp->resp;
+	u64 end = rs->offset + msg->local->length;
+	enum softrma_resp_result res;
+
+	if (softrma_msg_begins(msg)) {
+		res = softrma_resp_rdma_target(qp, msg, &rs->target);
+		if (res != SOFTRMA_RESP_ACK)
+			return res;
+		rs->length = msg->length;
+	}
+	if (end > rs->length || (softrma_msg_ends(msg) && end != rs->length))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	return SOFTRMA_RESP_ACK;
+}
+
+/*
+ * The payload of a SEND or WRITE, or of one part of it.  The memory is
+ * checked before a receive is taken (a NAK leaves the receive posted), and
+ * a receive must be there before anything moves (an RNR NAK leaves memory
+ * untouched).  The last part completes the receive.
+ */
+static enum softrma_resp_result softrma_resp_place(struct softrma_qp *qp,
+						   struct softrma_msg *msg)
+{
+	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	struct softrma_resp_state *rs = &qp->resp;
+	bool send = op->kind == SOFTRMA_OP_SEND;
+	enum softrma_resp_result res;
+
+	if (!send) {
+		res = softrma_resp_place_write(qp, msg);
+		if (res != SOFTRMA_RESP_ACK)
+			return res;
+	}
+	if (op->recv) {
+		res = softrma_resp_hold_rqe(qp, msg);
+		if (res != SOFTRMA_RESP_ACK)
+			return res;
+	}
+	if (send) {
+		res = softrma_resp_place_send(qp, msg);
+		if (res != SOFTRMA_RESP_ACK)
+			return res;
+	}
+
+	res = softrma_resp_move(msg, send ? &rs->rqe_sgl : &rs->target,
+				rs->offset, true, msg->local->length);
+	if (res == SOFTRMA_RESP_NAK_ACCESS && send) {
+		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_PROT_ERR, 0);
+		return SOFTRMA_RESP_NAK_OP;
+	}
 	if (res != SOFTRMA_RESP_ACK)
-		goto out;
-	if (!softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS,
-				       IB_WC_RECV_RDMA_WITH_IMM, msg->length))
+		return res;
+	rs->offset += msg->local->length;
+
+	if (softrma_msg_ends(msg) && op->recv &&
+	    !softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS,
+				       send ? rs->offset : rs->length))
 		res = SOFTRMA_RESP_NAK_OP;
-out:
-	softrma_resp_unlock_recv(qp);
+	if (softrma_msg_ends(msg))
+		softrma_resp_end_msg(qp);
+	return res;
+}
+
+/* A part that fails ends its message, unless it waits for a receive. */
+static enum softrma_resp_result softrma_resp_payload(struct softrma_qp *qp,
+						     struct softrma_msg *msg)
+{
+	enum softrma_resp_result res = softrma_resp_place(qp, msg);
+
+	if (res != SOFTRMA_RESP_ACK &&
+	    (res != SOFTRMA_RESP_RNR_NAK || softrma_msg_begins(msg)))
+		softrma_resp_end_msg(qp);
 	return res;
 }
 
 /*
- * The target of an atomic (@wr_opcode) at @va: aligned and checked, or why
- * not in *res.  The core keeps an MR's iova and its memory at the same page
- * offset, so an aligned @va is aligned memory.
+ * The target of an atomic or ATOMIC WRITE: 8 aligned bytes, checked.  The
+ * core keeps an MR's iova and its memory at the same page offset, so an
+ * aligned address is aligned memory.
  */
-static struct softrma_mr *softrma_resp_atomic_target(struct softrma_qp *qp,
-						     u32 rkey, u64 va,
-						     u32 wr_opcode,
-						     enum softrma_resp_result *res)
+static enum softrma_resp_result softrma_resp_atomic_target(struct softrma_qp *qp,
+							   const struct softrma_msg *msg,
+							   struct softrma_mr **mr)
 {
-	struct softrma_mr *mr;
-
-	*res = SOFTRMA_RESP_NAK_INV_REQ;
-	if (!IS_ALIGNED(va, sizeof(u64)))
-		return NULL;
-	mr = softrma_resp_target(qp, rkey, va, sizeof(u64), wr_opcode);
-	*res = mr ? SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_ACCESS;
-	return mr;
+	if (!IS_ALIGNED(msg->remote_addr, sizeof(u64)))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	*mr = softrma_resp_target(qp, msg->rkey, msg->remote_addr, sizeof(u64),
+				  msg->opcode);
+	return *mr ? SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_ACCESS;
 }
 
-/**
- * softrma_resp_atomic_exec() - Executes compare-and-swap or fetch-and-add.
- * @qp: the responder, whose rights the caller checked
- * @rkey: the request's key
- * @va: the 8 aligned bytes it names
- * @cmp_swap: compare-and-swap rather than fetch-and-add
- * @compare_add: the value compared, or added
- * @swap: the value swapped in
- * @orig: what the target held
- *
- * Context: Process context; serialised with every other atomic of softrma.
- * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
- */
-enum softrma_resp_result softrma_resp_atomic_exec(struct softrma_qp *qp,
-						  u32 rkey, u64 va,
-						  bool cmp_swap,
-						  u64 compare_add, u64 swap,
-						  u64 *orig)
+/* Compare-and-swap or fetch-and-add, serialised with every other atomic. */
+static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
+						    const struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 	struct softrma_mr *mr;
 
-	mr = softrma_resp_atomic_target(qp, rkey, va, IB_WR_ATOMIC_FETCH_AND_ADD,
-					&res);
-	if (!mr)
+	res = softrma_resp_atomic_target(qp, msg, &mr);
+	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	*orig = softrma_mr_atomic(mr, va, cmp_swap, compare_add, swap);
+	qp->resp.atomic_orig =
+		softrma_mr_atomic(mr, msg->remote_addr,
+				  msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
+				  msg->compare_add, msg->swap);
 	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;
 }
 
-static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
-						    struct softrma_msg *msg)
+/* ATOMIC WRITE: the 8 bytes it carries land at once. */
+static enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
+							  struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
-	u64 orig;
+	struct softrma_sgl value_sgl;
+	struct softrma_mr *mr;
+	u64 value;
 
-	res = softrma_resp_atomic_exec(qp, msg->rkey, msg->remote_addr,
-				       msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
-				       msg->compare_add, msg->swap, &orig);
+	if (msg->length != sizeof(value) || msg->local->length != sizeof(value))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	softrma_sgl_init_kbuf(&value_sgl, &value, sizeof(value));
+	res = softrma_resp_move(msg, &value_sgl, 0, true, sizeof(value));
 	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	softrma_sgl_init_kbuf(&qp->resp_sgl, &orig, sizeof(orig));
-	return softrma_resp_move(msg, &qp->resp_sgl, 0, false, sizeof(orig));
-}
-
-/**
- * softrma_resp_atomic_write() - Executes an ATOMIC WRITE.
- * @qp: the responder, whose rights the caller checked
- * @rkey: the request's key
- * @va: the 8 aligned bytes @value lands in at once
- * @value: what it writes
- *
- * Context: Process context.
- * Return: SOFTRMA_RESP_ACK, or the NAK of a bad key, range or alignment.
- */
-enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
-						   u32 rkey, u64 va, u64 value)
-{
-	enum softrma_resp_result res;
-	struct softrma_mr *mr;
-
-	mr = softrma_resp_atomic_target(qp, rkey, va, SOFTRMA_WR_ATOMIC_WRITE,
-					&res);
-	if (!mr)
+	res = softrma_resp_atomic_target(qp, msg, &mr);
+	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	softrma_mr_atomic_write(mr, va, value);
+	softrma_mr_atomic_write(mr, msg->remote_addr, value);
 	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;
 }
@@ -502,44 +480,35 @@ static int softrma_flush_access(u8 type)
 	}
 }
 
-/**
- * softrma_resp_rdma_flush() - Executes an RDMA FLUSH.
- * @qp: the responder
- * @rkey: the request's key
- * @va: the range's start
- * @len: its length
- * @type: the placement type; the QP and the MR must grant it
- * @level: the selectivity: the range, or the whole MR
- *
- * What was placed before is global already (the device writes with the
- * CPU, and the cache hooks ran at placement); persistence writes the range
- * back from the CPU caches.
- *
- * Context: Process context.
- * Return: SOFTRMA_RESP_ACK, or the NAK of a bad request, key or range.
+/*
+ * RDMA FLUSH of a range or of the whole MR, with the placement type the QP
+ * and the MR must grant.  What was placed before is global already (the
+ * device writes with the CPU, and the cache hooks ran at placement);
+ * persistence writes the range back from the CPU caches.
  */
-enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
-						 u32 rkey, u64 va, u64 len,
-						 u8 type, u8 level)
+static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
+							const struct softrma_msg *msg)
 {
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
-	int access = softrma_flush_access(type);
+	int access = softrma_flush_access(msg->flush_type);
+	u64 va = msg->remote_addr, len = msg->length;
 	struct softrma_mr *mr;
 
-	if (!access || level > SOFTRMA_FLUSH_MR ||
+	if (!access || msg->flush_level > SOFTRMA_FLUSH_MR ||
 	    (qp->attr.qp_access_flags & access) != access)
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	if (level == SOFTRMA_FLUSH_MR)
-		mr = softrma_mr_get_whole(sdev, qp->ibqp.pd, rkey, access);
+	if (msg->flush_level == SOFTRMA_FLUSH_MR)
+		mr = softrma_mr_get_whole(sdev, qp->ibqp.pd, msg->rkey, access);
 	else
-		mr = softrma_mr_get(sdev, qp->ibqp.pd, rkey, va, len, access);
+		mr = softrma_mr_get(sdev, qp->ibqp.pd, msg->rkey, va, len,
+				    access);
 	if (IS_ERR_OR_NULL(mr))
 		return SOFTRMA_RESP_NAK_ACCESS;
-	if (level == SOFTRMA_FLUSH_MR) {
+	if (msg->flush_level == SOFTRMA_FLUSH_MR) {
 		va = mr->iova;
 		len = mr->length;
 	}
-	if (type == SOFTRMA_FLUSH_PERSISTENT)
+	if (msg->flush_type == SOFTRMA_FLUSH_PERSISTENT)
 		softrma_mr_writeback(mr, va, len);
 	else
 		smp_mb();	/* placement before this FLUSH is complete */
@@ -547,19 +516,115 @@ enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 	return SOFTRMA_RESP_ACK;
 }
 
-/* ATOMIC WRITE of the 8 bytes the request carries. */
-static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_qp *qp,
-								struct softrma_msg *msg)
+/**
+ * softrma_resp_admits() - Whether @qp takes requests, and from @from.
+ * @qp: the responder
+ * @from: the requester's address; a connected QP answers its peer only
+ *
+ * Context: Under @qp's rq_lock.
+ * Return: false when the QP's state takes no requests, or the requester
+ * is a stranger to a connected QP (counted).
+ */
+bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from)
 {
-	enum softrma_resp_result res;
-	struct softrma_sgl value_sgl;
-	u64 value;
+	lockdep_assert_held(&qp->rq_lock);
+	if (!softrma_state_responds(softrma_qp_state(qp)))
+		return false;
+	return softrma_qp_is_ud(qp) || softrma_qp_from_peer(qp, from);
+}
 
-	softrma_sgl_init_kbuf(&value_sgl, &value, sizeof(value));
-	res = softrma_resp_move(msg, &value_sgl, 0, true, sizeof(value));
-	if (res != SOFTRMA_RESP_ACK)
-		return res;
-	return softrma_resp_atomic_write(qp, msg->rkey, msg->remote_addr, value);
+/**
+ * softrma_resp_request() - Checks and executes a request, or a part of one.
+ * @qp: the responder, which admitted it
+ * @msg: the request: a whole message on this host, a packet's part on the
+ *	wire, with its payload in msg->local
+ *
+ * The opcode must suit the QP's transport and the QP grant its right; then
+ * by kind: a SEND or WRITE is placed (a WRITE's memory named by its first
+ * part, a receive taken and completed when the opcode consumes one); a
+ * READ's memory is checked and left in qp->resp.target; an atomic's answer
+ * left in qp->resp.atomic_orig.  The transport sends those answers.
+ *
+ * Context: Process context, under @qp's rq_lock; takes the SRQ's lock.
+ * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED
+ * when the requester's own memory was gone (msg->local_gone).
+ */
+enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
+					      struct softrma_msg *msg)
+{
+	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+
+	lockdep_assert_held(&qp->rq_lock);
+	if (!(op->qp_types & BIT(softrma_qp_transport(qp))))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	if (softrma_msg_begins(msg) && !softrma_resp_allowed(qp, msg->opcode))
+		return SOFTRMA_RESP_NAK_INV_REQ;
+
+	switch (op->kind) {
+	case SOFTRMA_OP_SEND:
+	case SOFTRMA_OP_WRITE:
+		return softrma_resp_payload(qp, msg);
+	case SOFTRMA_OP_READ:
+		return softrma_resp_rdma_target(qp, msg, &qp->resp.target);
+	case SOFTRMA_OP_ATOMIC:
+		return softrma_resp_atomic(qp, msg);
+	case SOFTRMA_OP_ATOMIC_WRITE:
+		return softrma_resp_atomic_write(qp, msg);
+	case SOFTRMA_OP_FLUSH:
+		return softrma_resp_rdma_flush(qp, msg);
+	default:
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	}
+}
+
+/**
+ * softrma_resp_outcome() - What becomes of a request's result.
+ * @qp: the responder
+ * @res: the result of softrma_resp_request()
+ *
+ * UC and UD drop what they cannot execute, and the QP carries on; a NAK
+ * puts an RC QP in error.
+ *
+ * Context: Under @qp's rq_lock.
+ * Return: @res, or SOFTRMA_RESP_DROPPED for a QP that does not answer.
+ */
+enum softrma_resp_result softrma_resp_outcome(struct softrma_qp *qp,
+					      enum softrma_resp_result res)
+{
+	lockdep_assert_held(&qp->rq_lock);
+	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
+		return SOFTRMA_RESP_DROPPED;
+	if (softrma_resp_fatal(res))
+		softrma_qp_set_error(qp);
+	return res;
+}
+
+/*
+ * On this host a READ's or an atomic's answer goes straight into the
+ * requester's memory: the one copy of a READ.
+ */
+static enum softrma_resp_result softrma_resp_answer(struct softrma_qp *qp,
+						    struct softrma_msg *msg)
+{
+	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	enum softrma_resp_result res = SOFTRMA_RESP_ACK;
+	struct softrma_sgl orig;
+
+	switch (op->kind) {
+	case SOFTRMA_OP_READ:
+		res = softrma_resp_move(msg, &qp->resp.target, 0, false,
+					msg->length);
+		softrma_resp_end_msg(qp);
+		break;
+	case SOFTRMA_OP_ATOMIC:
+		softrma_sgl_init_kbuf(&orig, &qp->resp.atomic_orig,
+				      sizeof(qp->resp.atomic_orig));
+		res = softrma_resp_move(msg, &orig, 0, false, sizeof(u64));
+		break;
+	default:
+		break;
+	}
+	return res;
 }
 
 /*
@@ -569,11 +634,9 @@ static enum softrma_resp_result softrma_resp_local_atomic_write(struct softrma_q
 static enum softrma_resp_result softrma_resp_datagram(struct softrma_qp *qp,
 						      struct softrma_msg *msg)
 {
-	if (!(softrma_wr_op(msg->opcode)->qp_types & BIT(IB_QPT_UD)) ||
-	    msg->qkey != qp->attr.qkey)
+	if (msg->qkey != qp->attr.qkey)
 		return SOFTRMA_RESP_DROPPED;
-	return softrma_resp_send(qp, msg) == SOFTRMA_RESP_ACK ?
-		SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
+	return softrma_resp_request(qp, msg);
 }
 
 /* The requester's connection, if the requester is @qp's peer QP. */
@@ -583,54 +646,12 @@ static const struct softrma_av *softrma_resp_peer_path(struct softrma_qp *qp,
 	return msg->src_qpn == qp->attr.dest_qp_num ? msg->path : NULL;
 }
 
-static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
-						      struct softrma_msg *msg)
-{
-	enum ib_qp_type type = softrma_qp_transport(qp);
-	const struct softrma_wr_op *op;
-
-	/* Requests of another transport are not for this QP. */
-	if (msg->qp_type != type)
-		return SOFTRMA_RESP_DROPPED;
-	if (type == IB_QPT_UD)
-		return softrma_resp_datagram(qp, msg);
-	/* A connected QP answers its peer only: a stranger gets nothing. */
-	if (!softrma_qp_from_peer(qp, softrma_resp_peer_path(qp, msg)))
-		return SOFTRMA_RESP_DROPPED;
-
-	if (!softrma_resp_allowed(qp, msg->opcode))
-		return SOFTRMA_RESP_NAK_INV_REQ;
-
-	op = softrma_wr_op(msg->opcode);
-	switch (op->kind) {
-	case SOFTRMA_OP_SEND:
-		return softrma_resp_send(qp, msg);
-	case SOFTRMA_OP_WRITE:
-		if (op->recv)
-			return softrma_resp_write_imm(qp, msg);
-		return softrma_resp_rdma(qp, msg);
-	case SOFTRMA_OP_READ:
-		return softrma_resp_rdma(qp, msg);
-	case SOFTRMA_OP_ATOMIC:
-		return softrma_resp_atomic(qp, msg);
-	case SOFTRMA_OP_ATOMIC_WRITE:
-		return softrma_resp_local_atomic_write(qp, msg);
-	case SOFTRMA_OP_FLUSH:
-		return softrma_resp_rdma_flush(qp, msg->rkey, msg->remote_addr,
-					       msg->length, msg->flush_type,
-					       msg->flush_level);
-	default:
-		return SOFTRMA_RESP_NAK_INV_REQ;
-	}
-}
-
 /**
  * softrma_resp_execute() - The responder of the local transport.
  * @qp: the QP the message is addressed to
- * @msg: the message, with the requester's memory
+ * @msg: the whole message, with the requester's memory
  *
- * Checks and executes @msg with one copy.  UC drops what it cannot
- * execute; a NAK puts @qp in error.
+ * Checks and executes @msg with one copy, answers included.
  *
  * Context: Process context; takes @qp's rq_lock (and its SRQ's lock).
  * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED.
@@ -641,19 +662,21 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 	enum softrma_resp_result res;
 
 	mutex_lock(&qp->rq_lock);
-	if (!softrma_state_responds(softrma_qp_state(qp)))
-		res = SOFTRMA_RESP_DROPPED;	/* a QP that cannot receive */
-	else if (qp->on_wire)
-		res = SOFTRMA_RESP_DROPPED;	/* its peer speaks in packets */
-	else
-		res = softrma_resp_dispatch(qp, msg);
-
-	/* UC drops what it cannot execute, and the QP carries on. */
-	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
+	/*
+	 * Not for this QP: requests of another transport, or of anyone when
+	 * its peer speaks in packets.
+	 */
+	if (msg->qp_type != softrma_qp_transport(qp) || qp->on_wire)
 		res = SOFTRMA_RESP_DROPPED;
-	/* A NAKed request takes the responder down as well. */
-	if (softrma_resp_fatal(res))
-		softrma_qp_set_error(qp);
+	else if (!softrma_resp_admits(qp, softrma_resp_peer_path(qp, msg)))
+		res = SOFTRMA_RESP_DROPPED;
+	else if (softrma_qp_is_ud(qp))
+		res = softrma_resp_datagram(qp, msg);
+	else
+		res = softrma_resp_request(qp, msg);
+	if (res == SOFTRMA_RESP_ACK && softrma_wr_op(msg->opcode)->response)
+		res = softrma_resp_answer(qp, msg);
+	res = softrma_resp_outcome(qp, res);
 	mutex_unlock(&qp->rq_lock);
 	return res;
 }
@@ -662,9 +685,8 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
  * softrma_resp_flush_err() - Completes the receives of a QP in error.
  * @qp: the responder
  *
- * Every posted receive completes with WR_FLUSH_ERR, and so does the
- * receive a message in packets was filling.  An SRQ's receives belong to
- * the SRQ, and stay for its other QPs.
+ * Every posted receive completes with WR_FLUSH_ERR, the held one first.
+ * An SRQ's receives belong to the SRQ, and stay for its other QPs.
  *
  * Context: Process context; takes @qp's rq_lock.
  */
@@ -673,8 +695,11 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 	u32 done = 0;
 
 	mutex_lock(&qp->rq_lock);
-	if (qp->wire && softrma_qp_state(qp) == IB_QPS_ERR)
-		softrma_wire_resp_abandon(qp, true);
+	if (softrma_qp_state(qp) == IB_QPS_ERR) {
+		if (qp->wire)
+			softrma_wire_resp_reset(qp);
+		softrma_resp_abandon(qp, true);
+	}
 	while (!qp->ibqp.srq && softrma_qp_state(qp) == IB_QPS_ERR &&
 	       !softrma_resp_fetch_rqe(qp)) {
 		/* A ring's worth at a time: the producer is the user's. */
@@ -682,8 +707,8 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 			softrma_qp_schedule(qp);
 			break;
 		}
-		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR,
-					       IB_WC_RECV, 0))
+		softrma_resp_consume_rqe(qp);
+		if (!softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR, 0))
 			break;
 		cond_resched();
 	}

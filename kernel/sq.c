@@ -153,7 +153,7 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 						IB_WC_LOC_PROT_ERR;
 	}
 	msg->length = sgl->length;
-	if ((op->kind == SOFTRMA_OP_ATOMIC && msg->length != sizeof(u64)) ||
+	if ((op->length && msg->length != op->length) ||
 	    msg->length > softrma_sq_max_length(qp)) {
 		softrma_sgl_release(sgl);
 		return IB_WC_LOC_LEN_ERR;

@@ -199,6 +199,16 @@ struct softrma_srq {
 	u32 limit;			/* armed limit; 0: not armed */
 };
 
+/* The responder's message in progress, and its answer; under rq_lock. */
+struct softrma_resp_state {
+	u64 offset;			/* bytes of the message placed */
+	u64 length;			/* WRITE: the length its RETH names */
+	struct softrma_sgl target;	/* WRITE, READ: the memory it names */
+	u64 atomic_orig;		/* an atomic's answer: what was there */
+	bool rqe_held;			/* qp->rqe is out of its ring, ours */
+	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
+};
+
 struct softrma_qp {
 	struct ib_qp ibqp;
 	struct softrma_queue sq;
@@ -216,7 +226,7 @@ struct softrma_qp {
 	bool kernel;			/* created by a kernel ULP: post.c posts */
 	bool dying;			/* destroy started: re-arm nothing */
 	struct softrma_sgl sq_sgl;	/* the SQ head's memory; sq_lock */
-	struct softrma_sgl resp_sgl;	/* the responder's memory; rq_lock */
+	struct softrma_resp_state resp;
 	struct softrma_av sq_av;	/* UD: the SQ head's destination */
 	struct softrma_av path;		/* RC, UC: the connection's GIDs */
 	u8 rnr_left;			/* RNR retries left for the SQ head */
@@ -410,6 +420,6 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 void softrma_wire_destroy(struct softrma_qp *qp);
 bool softrma_wire_sq_busy(struct softrma_qp *qp);
 void softrma_wire_flush_err(struct softrma_qp *qp);
-void softrma_wire_resp_abandon(struct softrma_qp *qp, bool flush);
+void softrma_wire_resp_reset(struct softrma_qp *qp);
 
 #endif /* SOFTRMA_VERBS_H */

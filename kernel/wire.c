@@ -73,7 +73,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
 		return 0;
 	if (softrma_wire_sq_busy(qp) || w->resp.last_op != ROCE_OP_NONE ||
-	    w->resp.rqe_held || softrma_wire_answer_pending(qp))
+	    qp->resp.rqe_held || softrma_wire_answer_pending(qp))
 		return -EBUSY;
 	return 0;
 }
@@ -120,7 +120,7 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->retry_left = qp->attr.retry_cnt;
 	if (next == IB_QPS_RESET) {
 		softrma_wire_release(qp);
-		softrma_wire_resp_abandon(qp, false);
+		softrma_wire_resp_reset(qp);
 		w->next_index = 0;
 		WRITE_ONCE(qp->on_wire, false);
 	}
@@ -139,7 +139,7 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	mutex_lock(&qp->sq_lock);
 	mutex_lock(&qp->rq_lock);
 	softrma_wire_release(qp);
-	softrma_wire_resp_abandon(qp, false);
+	softrma_wire_resp_reset(qp);
 	mutex_unlock(&qp->rq_lock);
 	mutex_unlock(&qp->sq_lock);
 	kvfree(w->sqes);

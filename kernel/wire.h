@@ -43,7 +43,7 @@ struct softrma_wqe {
 	u32 read_end;			/* READ: after its request's responses */
 };
 
-/* The responder's state between packets. */
+/* The responder's packet sequence and answers (its message: qp->resp). */
 struct softrma_wire_resp {
 	u32 epsn;			/* the PSN expected next */
 	u32 msn;			/* messages completed, 24 bits */
@@ -51,11 +51,6 @@ struct softrma_wire_resp {
 	bool nak_sent;			/* a sequence NAK is out for epsn */
 	u32 oos_psn;			/* the last PSN beyond epsn seen */
 	u32 oos_pkts;			/* beyond epsn since the last NAK */
-	u64 offset;			/* bytes of the message placed */
-	struct softrma_sgl target;	/* WRITE: the memory its RETH names */
-	u64 length;			/* WRITE: the RETH's DMA length */
-	bool rqe_held;			/* qp->rqe is out of its ring, ours */
-	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
 	/* answers: READ responses and acknowledgements, in PSN order */
 	struct roce_rsrc_table rsrc;
 	struct softrma_sgl src;		/* the memory of resource src_id */
