@@ -1,29 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The message: what a requester hands a responder, whatever carries it, and
- * what becomes of it.  The facts about work request opcodes (opcode.c) and
- * results (nak.c), the requester (sq.c) and the responder (resp.c).
+ * what becomes of it.  The facts about work request opcodes (proto/wr.c)
+ * and results (nak.c), the requester (sq.c) and the responder (resp.c).
  */
 #ifndef SOFTRMA_MSG_H
 #define SOFTRMA_MSG_H
 
+#include "proto/wr.h"
 #include "verbs.h"
-
-/*
- * Which part of its message a request is: on this host always the whole,
- * on the wire one packet's.
- */
-enum softrma_msg_part {
-	SOFTRMA_MSG_WHOLE,
-	SOFTRMA_MSG_FIRST,
-	SOFTRMA_MSG_MIDDLE,
-	SOFTRMA_MSG_LAST,
-};
 
 /* What a requester asks of a responder: a message, or a packet of one. */
 struct softrma_msg {
 	u32 opcode;			/* enum ib_wr_opcode */
-	u8 part;			/* enum softrma_msg_part */
+	u8 part;			/* enum roce_msg_part */
 	u32 send_flags;
 	u32 imm_data;			/* network order */
 	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
@@ -48,12 +38,12 @@ struct softrma_msg {
 
 static inline bool softrma_msg_begins(const struct softrma_msg *msg)
 {
-	return msg->part == SOFTRMA_MSG_WHOLE || msg->part == SOFTRMA_MSG_FIRST;
+	return msg->part == ROCE_PART_WHOLE || msg->part == ROCE_PART_FIRST;
 }
 
 static inline bool softrma_msg_ends(const struct softrma_msg *msg)
 {
-	return msg->part == SOFTRMA_MSG_WHOLE || msg->part == SOFTRMA_MSG_LAST;
+	return msg->part == ROCE_PART_WHOLE || msg->part == ROCE_PART_LAST;
 }
 
 enum softrma_resp_result {
@@ -70,43 +60,6 @@ enum ib_wc_status softrma_resp_status(enum softrma_resp_result res);
 u8 softrma_resp_syndrome(enum softrma_resp_result res);
 bool softrma_resp_fatal(enum softrma_resp_result res);
 enum ib_wc_status softrma_nak_status(u8 syndrome);
-
-/*
- * What a work request does, whatever its variant (immediate data, ...):
- * the requester, the responder and the wire each have one handler per kind.
- */
-enum softrma_op_kind {
-	SOFTRMA_OP_NONE,		/* not an opcode softrma executes */
-	SOFTRMA_OP_SEND,
-	SOFTRMA_OP_WRITE,
-	SOFTRMA_OP_READ,
-	SOFTRMA_OP_ATOMIC,		/* compare-and-swap, fetch-and-add */
-	SOFTRMA_OP_ATOMIC_WRITE,
-	SOFTRMA_OP_FLUSH,
-	SOFTRMA_OP_KINDS
-};
-
-/* opcode.c: what a work request opcode is; a row of zeros when invalid */
-struct softrma_wr_op {
-	enum softrma_op_kind kind;
-	u8 qp_types;			/* BIT(IB_QPT_*) that may post it */
-	u8 remote_access;		/* IB_ACCESS_REMOTE_* at the target */
-	u8 local_access;		/* of its SGEs: results land there */
-	bool recv:1;			/* consumes a receive at the target */
-	u8 length;			/* if not 0: the only length it may have */
-	bool imm:1;			/* carries immediate data */
-	/*
-	 * Answered with a response of its own rather than an ACK: it uses
-	 * the responder's resources and is limited by max_rd_atomic.
-	 */
-	bool response:1;
-	u8 roce_op;			/* of a one-packet request (READ, ...) */
-	enum ib_wc_opcode wc_opcode;	/* of the requester's completion */
-	enum ib_wc_opcode recv_wc_opcode; /* of the receive it consumes */
-};
-
-const struct softrma_wr_op *softrma_wr_op(u32 wr_opcode);
-bool softrma_wr_op_of_pkt(u8 roce_op, u32 *wr_opcode, u8 *part);
 
 /* sq.c: the requester and completer of the send queue */
 enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,

@@ -450,7 +450,7 @@ bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg)
 {
 	struct roce_pkt pkt = {
-		.opcode = ROCE_UD | (softrma_wr_op(msg->opcode)->imm ?
+		.opcode = ROCE_UD | (roce_wr_op(msg->opcode)->imm ?
 				     ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
 		.se = msg->send_flags & IB_SEND_SOLICITED,
 		.dqpn = msg->dest_qpn,

@@ -12,20 +12,20 @@
 static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				const struct ib_send_wr *wr)
 {
-	switch (softrma_wr_op(wr->opcode)->kind) {
-	case SOFTRMA_OP_SEND:
+	switch (roce_wr_op(wr->opcode)->kind) {
+	case ROCE_KIND_SEND:
 		if (softrma_qp_is_ud(qp)) {
 			sqe->wr.ud.ah = to_sah(ud_wr(wr)->ah)->num;
 			sqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 			sqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		}
 		return 0;
-	case SOFTRMA_OP_WRITE:
-	case SOFTRMA_OP_READ:
+	case ROCE_KIND_WRITE:
+	case ROCE_KIND_READ:
 		sqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		sqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
 		return softrma_qp_is_ud(qp) ? -EINVAL : 0;
-	case SOFTRMA_OP_ATOMIC:
+	case ROCE_KIND_ATOMIC:
 		sqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
 		sqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		sqe->wr.atomic.swap = atomic_wr(wr)->swap;

@@ -89,7 +89,7 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 	softrma_sgl_release(&qp->resp.rqe_sgl);
 	qp->resp.rqe_held = false;
 	if (msg) {
-		const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+		const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 
 		if (status == IB_WC_SUCCESS)
 			cqe.opcode = op->recv_wc_opcode;
@@ -174,7 +174,7 @@ static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
 		.hop_limit = av->hop_limit,
 		.flow_label = av->flow_label,
 		.msg_len = msg->length,
-		.has_imm = softrma_wr_op(msg->opcode)->imm,
+		.has_imm = roce_wr_op(msg->opcode)->imm,
 	};
 	memcpy(info.sgid, av->sgid.raw, sizeof(info.sgid));
 	memcpy(info.dgid, av->dgid.raw, sizeof(info.dgid));
@@ -185,7 +185,7 @@ static u32 softrma_resp_net_hdr(const struct softrma_msg *msg,
 /* Whether @qp grants what @wr_opcode needs. */
 static bool softrma_resp_allowed(struct softrma_qp *qp, u32 wr_opcode)
 {
-	int need = softrma_wr_op(wr_opcode)->remote_access;
+	int need = roce_wr_op(wr_opcode)->remote_access;
 
 	return (qp->attr.qp_access_flags & need) == need;
 }
@@ -208,7 +208,7 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 	struct softrma_mr *mr;
 
 	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, va,
-			    length, softrma_wr_op(wr_opcode)->remote_access);
+			    length, roce_wr_op(wr_opcode)->remote_access);
 	return IS_ERR(mr) ? NULL : mr;
 }
 
@@ -359,9 +359,9 @@ static enum softrma_resp_result softrma_resp_place_write(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_resp_place(struct softrma_qp *qp,
 						   struct softrma_msg *msg)
 {
-	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 	struct softrma_resp_state *rs = &qp->resp;
-	bool send = op->kind == SOFTRMA_OP_SEND;
+	bool send = op->kind == ROCE_KIND_SEND;
 	enum softrma_resp_result res;
 
 	if (!send) {
@@ -552,7 +552,7 @@ bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from)
 enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
 					      struct softrma_msg *msg)
 {
-	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 
 	lockdep_assert_held(&qp->rq_lock);
 	if (!(op->qp_types & BIT(softrma_qp_transport(qp))))
@@ -561,16 +561,16 @@ enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
 		return SOFTRMA_RESP_NAK_INV_REQ;
 
 	switch (op->kind) {
-	case SOFTRMA_OP_SEND:
-	case SOFTRMA_OP_WRITE:
+	case ROCE_KIND_SEND:
+	case ROCE_KIND_WRITE:
 		return softrma_resp_payload(qp, msg);
-	case SOFTRMA_OP_READ:
+	case ROCE_KIND_READ:
 		return softrma_resp_rdma_target(qp, msg, &qp->resp.target);
-	case SOFTRMA_OP_ATOMIC:
+	case ROCE_KIND_ATOMIC:
 		return softrma_resp_atomic(qp, msg);
-	case SOFTRMA_OP_ATOMIC_WRITE:
+	case ROCE_KIND_ATOMIC_WRITE:
 		return softrma_resp_atomic_write(qp, msg);
-	case SOFTRMA_OP_FLUSH:
+	case ROCE_KIND_FLUSH:
 		return softrma_resp_rdma_flush(qp, msg);
 	default:
 		return SOFTRMA_RESP_NAK_INV_REQ;
@@ -606,17 +606,17 @@ enum softrma_resp_result softrma_resp_outcome(struct softrma_qp *qp,
 static enum softrma_resp_result softrma_resp_answer(struct softrma_qp *qp,
 						    struct softrma_msg *msg)
 {
-	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 	enum softrma_resp_result res = SOFTRMA_RESP_ACK;
 	struct softrma_sgl orig;
 
 	switch (op->kind) {
-	case SOFTRMA_OP_READ:
+	case ROCE_KIND_READ:
 		res = softrma_resp_move(msg, &qp->resp.target, 0, false,
 					msg->length);
 		softrma_resp_end_msg(qp);
 		break;
-	case SOFTRMA_OP_ATOMIC:
+	case ROCE_KIND_ATOMIC:
 		softrma_sgl_init_kbuf(&orig, &qp->resp.atomic_orig,
 				      sizeof(qp->resp.atomic_orig));
 		res = softrma_resp_move(msg, &orig, 0, false, sizeof(u64));
@@ -674,7 +674,7 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 		res = softrma_resp_datagram(qp, msg);
 	else
 		res = softrma_resp_request(qp, msg);
-	if (res == SOFTRMA_RESP_ACK && softrma_wr_op(msg->opcode)->response)
+	if (res == SOFTRMA_RESP_ACK && roce_wr_op(msg->opcode)->response)
 		res = softrma_resp_answer(qp, msg);
 	res = softrma_resp_outcome(qp, res);
 	mutex_unlock(&qp->rq_lock);

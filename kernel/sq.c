@@ -45,7 +45,7 @@ static enum ib_wc_status softrma_sq_set_dest(struct softrma_qp *qp,
 					      const struct softrma_sqe *sqe,
 					      struct softrma_msg *msg)
 {
-	if (!(softrma_wr_op(msg->opcode)->qp_types &
+	if (!(roce_wr_op(msg->opcode)->qp_types &
 	      BIT(softrma_qp_transport(qp))))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (softrma_qp_is_ud(qp))
@@ -69,7 +69,7 @@ static enum ib_wc_status softrma_sq_prepare_rma_ext(const struct softrma_sqe *sq
 						     struct softrma_msg *msg,
 						     struct softrma_sgl *sgl)
 {
-	if (softrma_wr_op(sqe->opcode)->kind == SOFTRMA_OP_ATOMIC_WRITE) {
+	if (roce_wr_op(sqe->opcode)->kind == ROCE_KIND_ATOMIC_WRITE) {
 		msg->remote_addr = sqe->wr.atomic_write.remote_addr;
 		msg->rkey = sqe->wr.atomic_write.rkey;
 		softrma_sgl_init_kbuf(sgl, (void *)&sqe->wr.atomic_write.value,
@@ -102,7 +102,7 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 				      struct softrma_msg *msg,
 				      struct softrma_sgl *sgl)
 {
-	const struct softrma_wr_op *op = softrma_wr_op(sqe->opcode);
+	const struct roce_wr_op *op = roce_wr_op(sqe->opcode);
 	enum ib_wc_status status;
 	int err;
 
@@ -118,27 +118,26 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 	if (status != IB_WC_SUCCESS)
 		return status;
 	switch (op->kind) {
-	case SOFTRMA_OP_READ:
-	case SOFTRMA_OP_WRITE:
+	case ROCE_KIND_READ:
+	case ROCE_KIND_WRITE:
 		msg->remote_addr = sqe->wr.rdma.remote_addr;
 		msg->rkey = sqe->wr.rdma.rkey;
 		break;
-	case SOFTRMA_OP_ATOMIC:
+	case ROCE_KIND_ATOMIC:
 		msg->remote_addr = sqe->wr.atomic.remote_addr;
 		msg->rkey = sqe->wr.atomic.rkey;
 		msg->compare_add = sqe->wr.atomic.compare_add;
 		msg->swap = sqe->wr.atomic.swap;
 		break;
-	case SOFTRMA_OP_FLUSH:
-	case SOFTRMA_OP_ATOMIC_WRITE:
+	case ROCE_KIND_FLUSH:
+	case ROCE_KIND_ATOMIC_WRITE:
 		return softrma_sq_prepare_rma_ext(sqe, msg, sgl);
 	default:
 		break;
 	}
 
 	if (sqe->send_flags & IB_SEND_INLINE) {
-		/* Inline data is a source: SEND and WRITE only. */
-		if (op->local_access ||
+		if (!op->inline_ok ||
 		    sqe->inline_len > qp->cap.max_inline_data)
 			return IB_WC_LOC_QP_OP_ERR;
 		softrma_sgl_init_kbuf(sgl, (void *)sqe->sge, sqe->inline_len);
@@ -268,7 +267,7 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 		struct softrma_cqe cqe = {
 			.wr_id = sqe->wr_id,
 			.status = status,
-			.opcode = softrma_wr_op(sqe->opcode)->wc_opcode,
+			.opcode = roce_wr_op(sqe->opcode)->wc_opcode,
 			.byte_len = status == IB_WC_SUCCESS ? length : 0,
 			.qp_num = qp->ibqp.qp_num,
 		};

@@ -90,12 +90,12 @@ static inline struct softrma_wqe *softrma_wire_wqe(struct softrma_qp *qp,
 
 static inline bool softrma_wqe_is_read(const struct softrma_wqe *wqe)
 {
-	return softrma_wr_op(wqe->msg.opcode)->kind == SOFTRMA_OP_READ;
+	return roce_wr_op(wqe->msg.opcode)->kind == ROCE_KIND_READ;
 }
 
 static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 {
-	return softrma_wr_op(wqe->msg.opcode)->response;
+	return roce_wr_op(wqe->msg.opcode)->response;
 }
 
 /* wire.c */

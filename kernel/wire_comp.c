@@ -205,7 +205,7 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	struct softrma_sgl data;
 	u64 off;
 
-	if (!wqe || softrma_wr_op(wqe->msg.opcode)->kind == SOFTRMA_OP_ATOMIC)
+	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind == ROCE_KIND_ATOMIC)
 		return;
 	if (!softrma_wqe_is_read(wqe)) {
 		softrma_wire_rma_ext_resp(qp, wqe, pkt);
@@ -234,7 +234,7 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	u64 orig = pkt->atomic_orig;
 	struct softrma_sgl data;
 
-	if (!wqe || softrma_wr_op(wqe->msg.opcode)->kind != SOFTRMA_OP_ATOMIC)
+	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind != ROCE_KIND_ATOMIC)
 		return;
 	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
 	if (softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig))) {

@@ -99,8 +99,8 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	u32 idx = roce_psn_diff(wqe->next_psn, wqe->first_psn);
 	u64 off = (u64)idx * w->mtu;
 	bool first = !idx, last = wqe->next_psn == wqe->last_psn;
-	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
-	bool write = op->kind == SOFTRMA_OP_WRITE;
+	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
+	bool write = op->kind == ROCE_KIND_WRITE;
 	struct roce_pkt pkt = {
 		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
 				      op->imm, first, last),
@@ -128,7 +128,7 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 				     struct softrma_wqe *wqe)
 {
 	const struct softrma_msg *msg = &wqe->msg;
-	const struct softrma_wr_op *op = softrma_wr_op(msg->opcode);
+	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 	struct roce_pkt pkt = {
 		.opcode = op->roce_op,
 		.psn = wqe->next_psn,
@@ -138,7 +138,7 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 	};
 
 	switch (op->kind) {
-	case SOFTRMA_OP_ATOMIC:
+	case ROCE_KIND_ATOMIC:
 		/* The AtomicETH's "swap or add" is fetch-and-add's operand. */
 		if (op->roce_op == ROCE_CMP_SWAP) {
 			pkt.swap_add = msg->swap;
@@ -147,7 +147,7 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 			pkt.swap_add = msg->compare_add;
 		}
 		break;
-	case SOFTRMA_OP_ATOMIC_WRITE:
+	case ROCE_KIND_ATOMIC_WRITE:
 		pkt.dma_len = sizeof(u64);
 		pkt.payload_len = sizeof(u64);
 		break;
@@ -263,7 +263,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	/* A fence waits for everything before it, not only READs and atomics. */
 	if (taken && (sqe->send_flags & IB_SEND_FENCE))
 		return false;
-	if (softrma_wr_op(sqe->opcode)->response &&
+	if (roce_wr_op(sqe->opcode)->response &&
 	    softrma_wire_rd_atomic_full(qp))
 		return false;
 

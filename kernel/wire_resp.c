@@ -66,7 +66,7 @@ static bool softrma_wire_resp_msg(struct softrma_qp *qp,
 		.flush_level = (pkt->feth >> 4) & 3,
 		.local = payload,
 	};
-	return softrma_wr_op_of_pkt(op, &msg->opcode, &msg->part);
+	return roce_wr_of_pkt(op, &msg->opcode, &msg->part);
 }
 
 /*
@@ -104,7 +104,7 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 		return SOFTRMA_RESP_NAK_INV_REQ;	/* SEND with invalidate */
 	qp->resp.atomic_orig = 0;
 	res = softrma_resp_request(qp, &msg);
-	if (res == SOFTRMA_RESP_ACK && softrma_wr_op(msg.opcode)->response)
+	if (res == SOFTRMA_RESP_ACK && roce_wr_op(msg.opcode)->response)
 		softrma_wire_resp_keep(qp, pkt);
 	return res;
 }

@@ -292,13 +292,20 @@ void softrma_sqe_set_atomic_write_dest(struct softrma_sqe *sqe, uint32_t rkey,
 	memcpy(&sqe->wr.atomic_write.value, value, sizeof(uint64_t));
 }
 
-#define SOFTRMA_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define SOFTRMA_UC_OPS (SOFTRMA_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
-			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-#define SOFTRMA_RC_OPS (SOFTRMA_UC_OPS | IBV_QP_EX_WITH_RDMA_READ | \
-			IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			IBV_QP_EX_WITH_ATOMIC_WRITE | SOFTRMADV_QP_EX_WITH_FLUSH)
+/* proto/wr.h's numbers are libibverbs'. */
+#define SOFTRMA_SAME(a, b) static_assert((int)(a) == (int)(b), #a)
+SOFTRMA_SAME(IBV_WR_RDMA_WRITE, ROCE_WR_RDMA_WRITE);
+SOFTRMA_SAME(IBV_WR_RDMA_WRITE_WITH_IMM, ROCE_WR_RDMA_WRITE_WITH_IMM);
+SOFTRMA_SAME(IBV_WR_SEND, ROCE_WR_SEND);
+SOFTRMA_SAME(IBV_WR_SEND_WITH_IMM, ROCE_WR_SEND_WITH_IMM);
+SOFTRMA_SAME(IBV_WR_RDMA_READ, ROCE_WR_RDMA_READ);
+SOFTRMA_SAME(IBV_WR_ATOMIC_CMP_AND_SWP, ROCE_WR_ATOMIC_CMP_AND_SWP);
+SOFTRMA_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, ROCE_WR_ATOMIC_FETCH_AND_ADD);
+SOFTRMA_SAME(IBV_WR_ATOMIC_WRITE, ROCE_WR_ATOMIC_WRITE);
+SOFTRMA_SAME(SOFTRMA_WR_FLUSH, ROCE_WR_FLUSH);
+SOFTRMA_SAME(IBV_QPT_RC, ROCE_QPT_RC);
+SOFTRMA_SAME(IBV_QPT_UC, ROCE_QPT_UC);
+SOFTRMA_SAME(IBV_QPT_UD, ROCE_QPT_UD);
 
 /* Up to FETCH_AND_ADD, the bits of ibv_post_send opcodes line up. */
 static_assert(IBV_QP_EX_WITH_SEND == 1 << IBV_WR_SEND, "send");
@@ -312,42 +319,44 @@ static_assert(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP ==
 static_assert(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD ==
 	      1 << IBV_WR_ATOMIC_FETCH_AND_ADD, "fetch add");
 
+/* The IBV_QP_EX_WITH_* bit of a work request opcode. */
+static uint64_t softrma_qp_ex_op(uint32_t opcode)
+{
+	if (opcode == ROCE_WR_ATOMIC_WRITE)
+		return IBV_QP_EX_WITH_ATOMIC_WRITE;
+	if (opcode == ROCE_WR_FLUSH)
+		return SOFTRMADV_QP_EX_WITH_FLUSH;
+	return 1ULL << opcode;
+}
+
+static int softrma_opcode_posts_on(uint32_t opcode, enum ibv_qp_type type)
+{
+	return type < 8 && (roce_wr_op(opcode)->qp_types & 1u << type);
+}
+
 /*
- * The operations a QP type has, as IBV_QP_EX_WITH_* bits: UD sends; UC
- * sends and writes (no READ, no atomics); RC all of them.
+ * The operations a QP type has, as IBV_QP_EX_WITH_* bits: those of the
+ * opcodes it may post (proto/wr.c).
  */
 uint64_t softrma_send_ops(enum ibv_qp_type type)
 {
-	switch (type) {
-	case IBV_QPT_RC:
-		return SOFTRMA_RC_OPS;
-	case IBV_QPT_UC:
-		return SOFTRMA_UC_OPS;
-	default:
-		return SOFTRMA_UD_OPS;
-	}
+	uint64_t ops = 0;
+
+	for (uint32_t opcode = 0; opcode <= ROCE_WR_ATOMIC_WRITE; opcode++)
+		if (softrma_opcode_posts_on(opcode, type))
+			ops |= softrma_qp_ex_op(opcode);
+	return ops;
 }
 
-/* Inline data is a source: SEND and WRITE only. */
 int softrma_opcode_takes_inline(uint32_t opcode)
 {
-	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_IMM ||
-	       opcode == IBV_WR_RDMA_WRITE ||
-	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	return roce_wr_op(opcode)->inline_ok;
 }
 
-static uint64_t softrma_opcode_op(enum ibv_wr_opcode opcode)
+/* ibv_post_send: FLUSH has no ibv_send_wr form, only ibv_wr_flush(). */
+static int softrma_opcode_ok(enum ibv_qp_type type, uint32_t opcode)
 {
-	if (opcode == IBV_WR_ATOMIC_WRITE)
-		return IBV_QP_EX_WITH_ATOMIC_WRITE;
-	if ((unsigned int)opcode <= IBV_WR_ATOMIC_FETCH_AND_ADD)
-		return 1ULL << opcode;
-	return 0;
-}
-
-static int softrma_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
-{
-	return !!(softrma_send_ops(type) & softrma_opcode_op(opcode));
+	return opcode != ROCE_WR_FLUSH && softrma_opcode_posts_on(opcode, type);
 }
 
 static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "../kernel/proto/wr.h"
 #include "provider-abi.h"
 #include "ring.h"
 

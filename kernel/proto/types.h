@@ -8,8 +8,12 @@
 
 #ifdef __KERNEL__
 #include <linux/crc32.h>
+#include <linux/nospec.h>
 #include <linux/string.h>
 #include <linux/types.h>
+
+/* @index (< @size) clamped under speculation: it comes from user space. */
+#define roce_index_nospec(index, size) array_index_nospec(index, size)
 
 /* CRC-32 (reflected 0xEDB88320), no pre- or post-inversion. */
 static inline u32 roce_crc32(u32 crc, const u8 *p, u32 len)
@@ -24,6 +28,8 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+
+#define roce_index_nospec(index, size) (index)
 
 static inline u32 roce_crc32(u32 crc, const u8 *p, u32 len)
 {

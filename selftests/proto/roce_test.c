@@ -4,6 +4,7 @@
  * every opcode, every truncation refused, unknown opcodes and transports,
  * pad counts, PSN arithmetic, message segmentation and sequencing
  * (kernel/proto/seq.c), the responder resources (kernel/proto/rsrc.c),
+ * the work request table against the packets (kernel/proto/wr.c),
  * and the ICRC of packets built by an
  * independent implementation (icrc_vectors.py, zlib) on standard input, or
  * of packets captured on a link (--capture).
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 
 #include "rsrc.h"
+#include "seq.h"
+#include "wr.h"
 
 static int failures;
 
@@ -286,6 +289,65 @@ static void test_seq(void)
 	printf("# segmentation, opcode sequences (all 32 x 32), payload lengths, AETH kinds\n");
 }
 
+/*
+ * The work request table and the packets agree: every packet of every
+ * segmented SEND and WRITE maps back to its opcode (the immediate on the
+ * last packet only) and its place in the message; one-packet requests
+ * map back to the row that names them; nothing else is a request.
+ */
+static void test_wr(void)
+{
+	static const u32 data_wrs[] = {
+		ROCE_WR_SEND, ROCE_WR_SEND_WITH_IMM,
+		ROCE_WR_RDMA_WRITE, ROCE_WR_RDMA_WRITE_WITH_IMM,
+	};
+	bool request[32] = { false };
+	u32 opcode;
+	u8 part;
+
+	for (int i = 0; i < 4; i++) {
+		const struct roce_wr_op *op = roce_wr_op(data_wrs[i]);
+		enum roce_msg msg = op->kind == ROCE_KIND_SEND ? ROCE_MSG_SEND :
+								ROCE_MSG_WRITE;
+
+		for (int first = 0; first < 2; first++)
+			for (int last = 0; last < 2; last++) {
+				u8 pkt = roce_msg_op(msg, op->imm, first, last);
+				u8 want = first ? (last ? ROCE_PART_WHOLE : ROCE_PART_FIRST) :
+					  (last ? ROCE_PART_LAST : ROCE_PART_MIDDLE);
+				u32 want_wr = data_wrs[i] & ~(u32)(!last && op->imm);
+
+				/* SEND_WITH_IMM 3 -> SEND 2, WRITE_WITH_IMM 1 -> WRITE 0 */
+				EXPECT(roce_wr_of_pkt(pkt, &opcode, &part) &&
+				       opcode == want_wr && part == want,
+				       "packet 0x%x: wr %u part %u", pkt, opcode, part);
+				request[pkt] = true;
+			}
+	}
+	for (u32 wr = 0; wr < 32; wr++) {
+		const struct roce_wr_op *op = roce_wr_op(wr);
+
+		if (!op->roce_op)
+			continue;
+		EXPECT(op->response && roce_op_is_rd_atomic(op->roce_op) &&
+		       roce_wr_of_pkt(op->roce_op, &opcode, &part) &&
+		       opcode == wr && part == ROCE_PART_WHOLE,
+		       "wr %u <-> packet 0x%x", wr, op->roce_op);
+		request[op->roce_op] = true;
+	}
+	for (int pkt = 0; pkt < 256; pkt++)
+		EXPECT((pkt < 32 && request[pkt]) == roce_wr_of_pkt(pkt, &opcode, &part),
+		       "packet 0x%x is a request softrma executes: %d", pkt,
+		       pkt < 32 && request[pkt]);
+	EXPECT(roce_wr_op(7)->kind == ROCE_KIND_NONE && !roce_wr_op(7)->qp_types &&
+	       !roce_wr_op(0xffffffff)->qp_types, "invalid opcodes");
+	EXPECT(roce_wr_op(ROCE_WR_SEND)->qp_types & 1 << ROCE_QPT_UD &&
+	       !(roce_wr_op(ROCE_WR_RDMA_WRITE)->qp_types & 1 << ROCE_QPT_UD) &&
+	       !(roce_wr_op(ROCE_WR_RDMA_READ)->qp_types & 1 << ROCE_QPT_UC),
+	       "QP types");
+	printf("# work request table against the packets: the packets of SEND and WRITE with and without immediate, the one-packet requests, all 256 opcodes\n");
+}
+
 static struct roce_pkt read_req(u32 psn, u64 va, u32 len)
 {
 	return (struct roce_pkt) { .opcode = ROCE_READ_REQ, .psn = psn,
@@ -417,6 +479,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_psn();
 	test_seq();
+	test_wr();
 	test_rsrc();
 	test_icrc_rxe_flush();
 	test_icrc_vectors(100);
