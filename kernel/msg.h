@@ -2,7 +2,8 @@
 /*
  * The message: what a requester hands a responder, whatever carries it, and
  * what becomes of it.  The facts about work request opcodes (proto/wr.c)
- * and results (nak.c), the requester (sq.c) and the responder (resp.c).
+ * and results (nak.c), the requester (sq.c), the local transport (local.c)
+ * and the responder (resp.c).
  */
 #ifndef SOFTRMA_MSG_H
 #define SOFTRMA_MSG_H
@@ -86,6 +87,11 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 void softrma_resp_flush_err(struct softrma_qp *qp);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
+
+/* local.c: the local transport */
+struct softrma_dev *softrma_local_dev(struct softrma_qp *qp,
+				      const union ib_gid *dgid);
+int softrma_local_execute(struct softrma_qp *qp, u64 *length);
 
 /* mcast.c: a datagram to every QP of its group */
 int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_msg *msg);

@@ -2,11 +2,10 @@
 /*
  * The requester and completer of a send queue: each SQ entry is copied out
  * of the shared ring, checked, turned into a request that carries what a
- * packet would, handed to the transport, and completed.  The local
- * transport, for destinations on this host, hands the request straight to
- * the peer QP's responder, and the payload moves once, from the source pages
- * to the target pages.  Connected QPs whose peer is elsewhere go on the
- * wire (wire_req.c); datagrams take the wire per destination.
+ * packet would, handed to its QP's transport, and completed.  Connected QPs
+ * whose peer is elsewhere, chosen when their path is set (wire.c), go on
+ * the wire (wire_req.c); the others take the local transport (local.c),
+ * one entry at a time, and so does the flush of a QP in error.
  */
 
 #include <linux/sched/signal.h>
@@ -160,34 +159,6 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/*
- * Hands @msg to the QP it is addressed to and waits for the answer: on this
- * host directly, elsewhere (datagrams, so far) in a packet.
- */
-static enum softrma_resp_result softrma_sq_transmit(struct softrma_qp *qp,
-						     struct softrma_msg *msg)
-{
-	struct softrma_qp *peer = NULL;
-	enum softrma_resp_result res;
-	struct softrma_dev *sdev = NULL;
-
-	/* A device in the same namespace is reached directly. */
-	if (!softrma_qp_is_ud(qp) || !softrma_net_forced())
-		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), msg->dgid);
-	if (!sdev && softrma_qp_is_ud(qp))
-		return softrma_net_xmit_datagram(qp, msg) ?
-			SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
-	if (sdev) {
-		peer = softrma_qp_get(sdev, msg->dest_qpn);
-		ib_device_put(&sdev->ib_dev);
-	}
-	if (!peer)
-		return SOFTRMA_RESP_DROPPED;
-	res = softrma_resp_execute(peer, msg);
-	softrma_qp_put(peer);
-	return res;
-}
-
 /**
  * softrma_sq_rnr_wait() - Waits out an RNR NAK of the SQ head.
  * @qp: the requester
@@ -214,31 +185,6 @@ bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 		queue_delayed_work(system_unbound_wq, &qp->rnr_work,
 				   usecs_to_jiffies(roce_rnr_timer_us(timer)));
 	return true;
-}
-
-/* Executes the SQ head: a work completion status, or -EAGAIN to wait. */
-static int softrma_sq_execute(struct softrma_qp *qp, u64 *length)
-{
-	enum softrma_resp_result res;
-	enum ib_wc_status status;
-	struct softrma_msg msg;
-
-	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
-	if (status != IB_WC_SUCCESS)
-		return status;
-	*length = msg.length;
-	res = softrma_sq_transmit(qp, &msg);
-	softrma_sgl_release(&qp->sq_sgl);
-	if (msg.local_gone)
-		return IB_WC_LOC_PROT_ERR;
-	/* UC and UD are unacknowledged: sent is done. */
-	if (!softrma_qp_is_reliable(qp))
-		return IB_WC_SUCCESS;
-
-	if (res == SOFTRMA_RESP_RNR_NAK &&
-	    softrma_sq_rnr_wait(qp, msg.rnr_timer))
-		return -EAGAIN;
-	return softrma_resp_status(res);
 }
 
 /**
@@ -359,7 +305,7 @@ void softrma_sq_run(struct softrma_qp *qp)
 		if (state == IB_QPS_ERR) {
 			status = IB_WC_WR_FLUSH_ERR;
 		} else {
-			ret = softrma_sq_execute(qp, &length);
+			ret = softrma_local_execute(qp, &length);
 			if (ret == -EAGAIN)
 				break;
 			status = ret;

@@ -38,13 +38,11 @@ int softrma_wire_create(struct softrma_qp *qp)
 	return 0;
 }
 
+/* A connected QP's transport: the wire unless its peer is on this host. */
 static bool softrma_wire_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
 {
-	struct softrma_dev *peer;
+	struct softrma_dev *peer = softrma_local_dev(qp, dgid);
 
-	if (softrma_net_forced())
-		return true;
-	peer = softrma_get_dev_by_gid(softrma_qp_net(qp), dgid);
 	if (!peer)
 		return true;
 	ib_device_put(&peer->ib_dev);

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The local transport: a message for a QP on this host goes straight to
+ * that QP's responder, and its payload moves once, from the requester's
+ * pages to the responder's; a datagram for a device elsewhere goes in a
+ * packet (net.c).  Either way the SQ entry is done when this returns.
+ */
+
+#include "net.h"
+
+/**
+ * softrma_local_dev() - The device on this host that a destination is on.
+ * @qp: the requester, whose namespace is searched
+ * @dgid: the destination GID
+ *
+ * With force_wire set every destination is elsewhere: it takes packets.
+ *
+ * Context: Process context.
+ * Return: the device, held until ib_device_put(), or NULL.
+ */
+struct softrma_dev *softrma_local_dev(struct softrma_qp *qp,
+				      const union ib_gid *dgid)
+{
+	if (softrma_net_forced())
+		return NULL;
+	return softrma_get_dev_by_gid(softrma_qp_net(qp), dgid);
+}
+
+/*
+ * Hands @msg to the QP it is addressed to and returns the answer.  A
+ * connected QP was given this transport when its path was set, and keeps
+ * it; a datagram's destination is chosen per message.
+ */
+static enum softrma_resp_result softrma_local_transmit(struct softrma_qp *qp,
+							struct softrma_msg *msg)
+{
+	struct softrma_qp *peer = NULL;
+	enum softrma_resp_result res;
+	struct softrma_dev *sdev;
+
+	if (softrma_qp_is_ud(qp)) {
+		sdev = softrma_local_dev(qp, msg->dgid);
+		if (!sdev)
+			return softrma_net_xmit_datagram(qp, msg) ?
+				SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
+	} else {
+		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), msg->dgid);
+	}
+	if (sdev) {
+		peer = softrma_qp_get(sdev, msg->dest_qpn);
+		ib_device_put(&sdev->ib_dev);
+	}
+	if (!peer)
+		return SOFTRMA_RESP_DROPPED;
+	res = softrma_resp_execute(peer, msg);
+	softrma_qp_put(peer);
+	return res;
+}
+
+/**
+ * softrma_local_execute() - Executes the SQ head on the local transport.
+ * @qp: the requester, whose head entry is in qp->sqe
+ * @length: the bytes it moved
+ *
+ * Context: Process context, under @qp's sq_lock.
+ * Return: its work completion status, or -EAGAIN when it waits out an RNR
+ * NAK.
+ */
+int softrma_local_execute(struct softrma_qp *qp, u64 *length)
+{
+	enum softrma_resp_result res;
+	enum ib_wc_status status;
+	struct softrma_msg msg;
+
+	lockdep_assert_held(&qp->sq_lock);
+	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	*length = msg.length;
+	res = softrma_local_transmit(qp, &msg);
+	softrma_sgl_release(&qp->sq_sgl);
+	if (msg.local_gone)
+		return IB_WC_LOC_PROT_ERR;
+	/* UC and UD are unacknowledged: sent is done. */
+	if (!softrma_qp_is_reliable(qp))
+		return IB_WC_SUCCESS;
+
+	if (res == SOFTRMA_RESP_RNR_NAK &&
+	    softrma_sq_rnr_wait(qp, msg.rnr_timer))
+		return -EAGAIN;
+	return softrma_resp_status(res);
+}
