@@ -17,6 +17,10 @@
 #define KSFT_FAIL 1
 #define KSFT_SKIP 4
 
+/*
+ * A failed check ends the test's process with KSFT_FAIL: under
+ * kselftest_harness.h (rc_ops.c) the process of one case, reported "not ok".
+ */
 #define FAIL(fmt, ...) do {						\
 	printf("# FAIL %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__); \
 	exit(KSFT_FAIL);						\
