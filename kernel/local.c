@@ -3,7 +3,8 @@
  * The local transport: a message for a QP on this host goes straight to
  * that QP's responder, and its payload moves once, from the requester's
  * pages to the responder's; a datagram for a device elsewhere goes in a
- * packet (net.c).  Either way the SQ entry is done when this returns.
+ * packet (net.c).  Either way the SQ entry is done when its execution
+ * returns: the send queue is walked one entry at a time (sq.c).
  */
 
 #include "net.h"
@@ -57,22 +58,20 @@ static enum softrma_resp_result softrma_local_transmit(struct softrma_qp *qp,
 	return res;
 }
 
-/**
- * softrma_local_execute() - Executes the SQ head on the local transport.
- * @qp: the requester, whose head entry is in qp->sqe
- * @length: the bytes it moved
- *
- * Context: Process context, under @qp's sq_lock.
- * Return: its work completion status, or -EAGAIN when it waits out an RNR
- * NAK.
+/*
+ * Executes the SQ head (qp->sqe): its work completion status and the bytes
+ * it moved, or -EAGAIN when it waits (an RNR NAK, or SQD).
  */
-int softrma_local_execute(struct softrma_qp *qp, u64 *length)
+static int softrma_local_execute(struct softrma_qp *qp, u64 *length)
 {
+	enum ib_qp_state state = softrma_qp_state(qp);
 	enum softrma_resp_result res;
 	enum ib_wc_status status;
 	struct softrma_msg msg;
 
-	lockdep_assert_held(&qp->sq_lock);
+	/* In SQD only a head that was RNR NAKed is still in flight. */
+	if (state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->rnr_retrying))
+		return -EAGAIN;
 	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
 	if (status != IB_WC_SUCCESS)
 		return status;
@@ -90,3 +89,18 @@ int softrma_local_execute(struct softrma_qp *qp, u64 *length)
 		return -EAGAIN;
 	return softrma_resp_status(res);
 }
+
+static void softrma_local_send(struct softrma_qp *qp)
+{
+	softrma_sq_walk(qp, softrma_local_execute);
+}
+
+/* Nothing is in flight between two walks of the SQ. */
+static void softrma_local_flush_err(struct softrma_qp *qp)
+{
+}
+
+const struct softrma_transport softrma_local_transport = {
+	.send = softrma_local_send,
+	.flush_err = softrma_local_flush_err,
+};

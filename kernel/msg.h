@@ -71,6 +71,8 @@ bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe)
 bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length);
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
+void softrma_sq_walk(struct softrma_qp *qp,
+		     int (*execute)(struct softrma_qp *qp, u64 *length));
 void softrma_sq_run(struct softrma_qp *qp);
 void softrma_sq_rnr_work(struct work_struct *work);
 
@@ -88,10 +90,24 @@ void softrma_resp_flush_err(struct softrma_qp *qp);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
 
-/* local.c: the local transport */
+/*
+ * A requester's transport, chosen per QP by sq.c, which calls it under
+ * sq_lock: in RTS and SQD it sends from the SQ head as far as it may and
+ * completes what is done; in error it completes what it has in flight with
+ * WR_FLUSH_ERR (sq.c flushes the rest).
+ */
+struct softrma_transport {
+	void (*send)(struct softrma_qp *qp);
+	void (*flush_err)(struct softrma_qp *qp);
+};
+
+/* local.c: to a QP on this host, or a datagram in a packet */
+extern const struct softrma_transport softrma_local_transport;
 struct softrma_dev *softrma_local_dev(struct softrma_qp *qp,
 				      const union ib_gid *dgid);
-int softrma_local_execute(struct softrma_qp *qp, u64 *length);
+
+/* wire_req.c: connected QPs in packets */
+extern const struct softrma_transport softrma_wire_transport;
 
 /* mcast.c: a datagram to every QP of its group */
 int softrma_mcast_deliver(struct softrma_dev *sdev, struct softrma_msg *msg);

@@ -2,10 +2,13 @@
 /*
  * The requester and completer of a send queue: each SQ entry is copied out
  * of the shared ring, checked, turned into a request that carries what a
- * packet would, handed to its QP's transport, and completed.  Connected QPs
- * whose peer is elsewhere, chosen when their path is set (wire.c), go on
- * the wire (wire_req.c); the others take the local transport (local.c),
- * one entry at a time, and so does the flush of a QP in error.
+ * packet would, handed to its QP's transport, and completed.  The
+ * transport (struct softrma_transport) is chosen in one place,
+ * softrma_sq_transport(), from what was decided when the QP's path was set
+ * (wire.c): connected QPs whose peer is elsewhere go on the wire
+ * (wire_req.c: a window of WQEs in flight); the others take the local
+ * transport (local.c), which walks the queue entry by entry with
+ * softrma_sq_walk(), as the flush of a QP in error does.
  */
 
 #include <linux/sched/signal.h>
@@ -262,54 +265,34 @@ static bool softrma_sq_run_over(struct softrma_qp *qp, u32 done, u64 moved)
 }
 
 /**
- * softrma_sq_run() - Runs the send queue on its transport.
+ * softrma_sq_walk() - Walks the send queue from its head, entry by entry.
  * @qp: the requester
+ * @execute: gives the head entry (in qp->sqe) its completion status and the
+ *	bytes it moved, or -EAGAIN when it has to wait
  *
- * Runs until the queue is empty, has to wait or has done a run's worth:
- * from the doorbell, after an RNR wait, and to flush the queue once the QP
- * is in error.
+ * Each entry is completed as @execute says, and a failed one puts the QP
+ * in error.  The walk stops when the queue is empty, the head waits, or a
+ * run's worth is done; the QP's work goes on from there.
  *
- * Context: Process context; takes @qp's sq_lock.
+ * Context: Process context, under @qp's sq_lock.
  */
-void softrma_sq_run(struct softrma_qp *qp)
+void softrma_sq_walk(struct softrma_qp *qp,
+		     int (*execute)(struct softrma_qp *qp, u64 *length))
 {
-	enum ib_qp_state state;
-	enum ib_wc_status status;
 	u64 length, moved = 0;
 	u32 done = 0;
-	int ret;
+	int status;
 
-	mutex_lock(&qp->sq_lock);
-	if (qp->on_wire) {
-		state = softrma_qp_state(qp);
-		if (softrma_state_sends(state)) {
-			softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
-			goto out;
-		}
-		if (state == IB_QPS_ERR)
-			softrma_wire_flush_err(qp);
-	}
-	while (!qp->rnr_wait) {
-		state = softrma_qp_state(qp);
-		/* In SQD only a head that was RNR NAKed is still in flight. */
-		if (state != IB_QPS_RTS && state != IB_QPS_ERR &&
-		    !(state == IB_QPS_SQD && qp->rnr_retrying))
-			break;
-		if (!softrma_sq_fetch(qp, qp->sq.index, qp->sqe))
-			break;
+	lockdep_assert_held(&qp->sq_lock);
+	while (!qp->rnr_wait && softrma_sq_fetch(qp, qp->sq.index, qp->sqe)) {
 		if (softrma_sq_run_over(qp, done, moved)) {
 			softrma_qp_schedule(qp);
 			break;
 		}
 		length = 0;
-		if (state == IB_QPS_ERR) {
-			status = IB_WC_WR_FLUSH_ERR;
-		} else {
-			ret = softrma_local_execute(qp, &length);
-			if (ret == -EAGAIN)
-				break;
-			status = ret;
-		}
+		status = execute(qp, &length);
+		if (status == -EAGAIN)
+			break;
 		if (!softrma_sq_complete(qp, qp->sqe, status, length) ||
 		    status != IB_WC_SUCCESS)
 			softrma_qp_set_error(qp);
@@ -317,10 +300,44 @@ void softrma_sq_run(struct softrma_qp *qp)
 		moved += length;
 		cond_resched();
 	}
-	/* Outside RTS and SQD nothing is in flight on the wire. */
+	/* What the walk completed was never in flight on the wire. */
 	if (qp->wire)
 		qp->wire->next_index = qp->sq.index;
-out:
+}
+
+static int softrma_sq_flush_head(struct softrma_qp *qp, u64 *length)
+{
+	return IB_WC_WR_FLUSH_ERR;
+}
+
+/* The transport of @qp's requests: chosen when its path was set. */
+static const struct softrma_transport *softrma_sq_transport(struct softrma_qp *qp)
+{
+	return qp->on_wire ? &softrma_wire_transport : &softrma_local_transport;
+}
+
+/**
+ * softrma_sq_run() - Runs the send queue on its transport.
+ * @qp: the requester
+ *
+ * In RTS and SQD the transport sends what it may; in error, it lets go of
+ * what it has in flight and every entry left completes with WR_FLUSH_ERR.
+ * Called from the doorbell, after an RNR wait and from the QP's work.
+ *
+ * Context: Process context; takes @qp's sq_lock.
+ */
+void softrma_sq_run(struct softrma_qp *qp)
+{
+	const struct softrma_transport *t;
+
+	mutex_lock(&qp->sq_lock);
+	t = softrma_sq_transport(qp);
+	if (softrma_state_sends(softrma_qp_state(qp)))
+		t->send(qp);
+	if (softrma_qp_state(qp) == IB_QPS_ERR) {
+		t->flush_err(qp);
+		softrma_sq_walk(qp, softrma_sq_flush_head);
+	}
 	mutex_unlock(&qp->sq_lock);
 }
 

@@ -419,7 +419,6 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state next);
 void softrma_wire_destroy(struct softrma_qp *qp);
 bool softrma_wire_sq_busy(struct softrma_qp *qp);
-void softrma_wire_flush_err(struct softrma_qp *qp);
 void softrma_wire_resp_reset(struct softrma_qp *qp);
 
 #endif /* SOFTRMA_VERBS_H */

@@ -145,14 +145,6 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	qp->wire = NULL;
 }
 
-/* In error: the WQEs in flight complete with WR_FLUSH_ERR. */
-void softrma_wire_flush_err(struct softrma_qp *qp)
-{
-	lockdep_assert_held(&qp->sq_lock);
-	while (qp->sq.index != qp->wire->next_index)
-		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
-}
-
 /*
  * A packet with the addresses @from: responses to the completer, requests
  * to the responder.

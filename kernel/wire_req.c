@@ -348,3 +348,21 @@ void softrma_wire_send_work(struct work_struct *work)
 		softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
 	mutex_unlock(&qp->sq_lock);
 }
+
+static void softrma_wire_send_queue(struct softrma_qp *qp)
+{
+	softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
+}
+
+/* In error: the WQEs in flight complete with WR_FLUSH_ERR. */
+static void softrma_wire_flush_err(struct softrma_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	while (qp->sq.index != qp->wire->next_index)
+		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
+}
+
+const struct softrma_transport softrma_wire_transport = {
+	.send = softrma_wire_send_queue,
+	.flush_err = softrma_wire_flush_err,
+};
