@@ -12,59 +12,15 @@
  * (-h: -l lists the cases, -v wire runs one variant, -r rc.wire.uc_send one case)
  */
 #include <poll.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
-
-#include "kselftest_harness.h"
 
 #define BIG (16 << 20)
 #define GUARD 64
 #define PAIR_BUF_LEN (BIG + 2 * GUARD)
 #include "pair.h"
 #include "softrma.h"	/* the provider's QP, to reach the shared ring */
-
-#define FORCE_WIRE "/sys/module/softrma/parameters/force_wire"
-
-/* force_wire as 0 or 1; -1 when softrma is not loaded. */
-static int force_wire_get(void)
-{
-	FILE *f = fopen(FORCE_WIRE, "r");
-	int c;
-
-	if (!f)
-		return -1;
-	c = fgetc(f);
-	fclose(f);
-	return c == 'Y';
-}
-
-/* Sets force_wire to @on; false with errno when this process may not. */
-static bool force_wire_set(int on)
-{
-	FILE *f = fopen(FORCE_WIRE, "w");
-
-	if (!f)
-		return false;
-	fprintf(f, "%d\n", on);
-	return !fclose(f);
-}
-
-/* force_wire as rc_ops found it. */
-static int force_wire_found;
-
-/* Puts force_wire back as rc_ops found it; false with errno when it cannot. */
-static bool force_wire_put_back(void)
-{
-	return force_wire_found < 0 || force_wire_get() == force_wire_found ||
-	       force_wire_set(force_wire_found);
-}
-
-static void force_wire_put_back_at_exit(void)
-{
-	if (!force_wire_put_back())
-		printf("# %s: %s\n", FORCE_WIRE, strerror(errno));
-}
+#include "transport.h"
 
 /* Two pairs in one PD whose receivers, b1 and b2, share an SRQ. */
 struct srq_pairs {
@@ -79,33 +35,13 @@ FIXTURE(rc) {
 	struct srq_pairs s;
 };
 
-/* The transport of every connected QP of the case. */
-FIXTURE_VARIANT(rc) {
-	int force_wire;
-};
-
-FIXTURE_VARIANT_ADD(rc, local) {
-	.force_wire = 0,
-};
-
-FIXTURE_VARIANT_ADD(rc, wire) {
-	.force_wire = 1,
-};
+TRANSPORT_VARIANTS(rc);
 
 FIXTURE_SETUP(rc)
 {
-	const char *dev = getenv("SOFTRMA_DEV") ?: "softrma0";
-	const char *ipv4 = getenv("SOFTRMA_IPV4") ?: "10.9.0.1";
-
-	ctx = test_open_device(dev);
-	gid_index = test_find_ipv4_gid(ctx, ipv4);
-	/* force_wire counts when a QP reaches RTR: the cases connect theirs. */
-	if (force_wire_get() != variant->force_wire &&
-	    !force_wire_set(variant->force_wire)) {
-		if (errno == EACCES)
-			SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
-		FAIL("%s: %s", FORCE_WIRE, strerror(errno));
-	}
+	ctx = transport_open_device(&gid_index);
+	if (!transport_set(variant->force_wire))
+		SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
 }
 
 static void srq_pairs_fini(struct srq_pairs *s)
@@ -121,7 +57,7 @@ static void srq_pairs_fini(struct srq_pairs *s)
 /*
  * The harness runs this after a case's body returned, not after a failed
  * check: that exit()s the case's process (test.h), which releases what the
- * case built and puts force_wire back (atexit() in main()).
+ * case built.
  */
 FIXTURE_TEARDOWN(rc)
 {
@@ -132,7 +68,7 @@ FIXTURE_TEARDOWN(rc)
 	if (self->s.srq)
 		srq_pairs_fini(&self->s);
 	CHECK_EQ(ibv_close_device(ctx), 0);
-	CHECK(force_wire_put_back(), "%s: %s", FORCE_WIRE, strerror(errno));
+	transport_put_back();
 }
 
 static const uint32_t sizes[] = { 0, 1, 63, 64, 4095, 4096, 4097, 65536,
@@ -1058,13 +994,4 @@ TEST_F(rc, srq_survives_qp_error)
 		;	/* e.g. the QP error event of b1 */
 }
 
-int main(int argc, char **argv)
-{
-	/* The harness kills a case after its timeout: scaled like test_bound(). */
-	for (struct __fixture_metadata *f = __fixture_list; f; f = f->next)
-		for (struct __test_metadata *t = f->tests; t; t = t->next)
-			t->timeout = test_bound(t->timeout);
-	force_wire_found = force_wire_get();
-	atexit(force_wire_put_back_at_exit);
-	return test_harness_run(argc, argv);
-}
+TRANSPORT_HARNESS_MAIN
