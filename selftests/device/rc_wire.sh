@@ -1,20 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # RC and UC as RoCEv2 packets on one host: with force_wire=1 every
-# connected QP speaks to its peer in packets (through lo), so verbs/ext_api
-# runs over the wire transport (verbs/rc_ops does in its own "wire" variant:
-# rc_ops.sh), then unmodified tools: ibv_rc_pingpong (over IPv4 and over
+# connected QP speaks to its peer in packets (through lo), so unmodified
+# tools run over the wire transport: ibv_rc_pingpong (over IPv4 and over
 # IPv6, every captured packet of the IPv6 run an IPv6 one), ibv_srq_pingpong,
 # ibv_uc_pingpong, perftest (several QPs, both directions) and rping -V
-# over rdma_cm.  The packets' ICRCs are checked on the way.
+# over rdma_cm.  The packets' ICRCs are checked on the way.  verbs/rc_ops
+# and verbs/ext_api run in packets in their own "wire" variants (rc_ops.sh,
+# ext_api.sh).
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
 echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
 add_softrma0
-
-"$SOFTRMA_BIN/ext_api" softrma0 10.9.0.1 || fail "ext_api over the wire"
 
 capture_start lo 100
 pair "ibv_rc_pingpong -s 65536" "ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536"

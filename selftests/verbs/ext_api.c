@@ -4,14 +4,20 @@
  * and the ibv_wr_*() calls, and ibv_create_cq_ex() with ibv_start_poll().
  * Every RC operation in one batch with data checks; a batch with an error
  * (oversized inline data, more entries than the SQ holds) posts nothing;
- * unsupported operations and CQ fields are refused with EOPNOTSUPP.
+ * unsupported operations and CQ fields are refused with EOPNOTSUPP.  One
+ * kselftest_harness.h case per behaviour, each run on both transports: the
+ * fixture's variants "local" and "wire" (force_wire: RoCEv2 packets through
+ * lo).
  *
- * usage: ext_api DEV IPV4
+ * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] ext_api [HARNESS OPTIONS]
+ * (-h: -l lists the cases, -v wire runs one variant,
+ * -r ext.wire.aborted_batch_posts_nothing one case)
  */
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "transport.h"
 
 #define BUF 65536
 #define SQ_DEPTH 16
@@ -25,6 +31,7 @@
 		  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP)
 
 static struct ibv_context *ctx;
+static int gid_index;
 static struct ibv_pd *pd;
 
 struct side {
@@ -81,16 +88,20 @@ static void side_init(struct side *s)
 	CHECK(s->mr, "reg_mr: %s", strerror(errno));
 }
 
-/* Polls @n completions through the extended API, into @wc. */
+/* Polls @n completions through the extended API, into @wc, within 5 s. */
 static void poll_n(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
 {
 	struct ibv_poll_cq_attr attr = {};
-	int got = 0, ret;
+	int seconds = test_bound(5), got = 0, ret;
+	struct timespec start, now;
 
-	for (long spin = 0; got < n; spin++) {
-		CHECK(spin < 5000000, "%d of %d completions in 5 s", got, n);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (got < n) {
 		ret = ibv_start_poll(cq, &attr);
 		if (ret == ENOENT) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			CHECK(now.tv_sec - start.tv_sec < seconds,
+			      "%d of %d completions in %d s", got, n, seconds);
 			usleep(1);
 			continue;
 		}
@@ -132,8 +143,60 @@ static void post_recvs(struct side *s, int n)
 	}
 }
 
+static void side_fini(struct side *s)
+{
+	CHECK_EQ(ibv_destroy_qp(s->qp), 0);
+	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(s->cq)), 0);
+	CHECK_EQ(ibv_dereg_mr(s->mr), 0);
+	free(s->buf);
+}
+
+/* What a case built: teardown destroys it. */
+FIXTURE(ext) {
+	struct side a, b;	/* a sends to b */
+	struct ibv_cq_ex *cq;	/* for the QPs that must be refused */
+};
+
+TRANSPORT_VARIANTS(ext);
+
+FIXTURE_SETUP(ext)
+{
+	ctx = transport_open_device(&gid_index);
+	if (!transport_set(variant->force_wire))
+		SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd");
+}
+
+/*
+ * The harness runs this after a case's body returned, not after a failed
+ * check: that exit()s the case's process (test.h), which releases what the
+ * case built.
+ */
+FIXTURE_TEARDOWN(ext)
+{
+	if (self->a.qp)
+		side_fini(&self->a);
+	if (self->b.qp)
+		side_fini(&self->b);
+	if (self->cq)
+		CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(self->cq)), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	transport_put_back();
+}
+
+/* a and b, connected to each other. */
+static void connect_sides(struct side *a, struct side *b)
+{
+	side_init(a);
+	side_init(b);
+	test_connect_rc(ctx, a->qp, gid_index, b->qp->qp_num, 7);
+	test_connect_rc(ctx, b->qp, gid_index, a->qp->qp_num, 7);
+}
+
 /* Every RC operation in one batch: a -> b, checked on both sides. */
-static void test_batch(struct side *a, struct side *b)
+static void check_batch(struct side *a, struct side *b)
 {
 	struct ibv_qp_ex *q = a->qpx;
 	uint64_t rb = (uintptr_t)b->buf;
@@ -198,88 +261,98 @@ static void test_batch(struct side *a, struct side *b)
 	CHECK_EQ(wc[1].opcode, IBV_WC_RECV);
 	CHECK_EQ(wc[1].byte_len, sizeof(msg));
 	CHECK(!memcmp(b->buf + 8192, msg, sizeof(msg)), "inline SEND data");
-	printf("# one batch of WRITE, WRITE_IMM, inline SEND, READ, FETCH_ADD, CMP_SWAP: data verified\n");
 }
 
-/* A batch with an error posts none of its entries. */
-static void test_bad_batches(struct side *a, struct side *b)
+TEST_F(ext, batch_of_every_rc_operation)
 {
-	struct ibv_qp_ex *q = a->qpx;
+	connect_sides(&self->a, &self->b);
+	check_batch(&self->a, &self->b);
+}
+
+/*
+ * a and b connected and a batch started on a: a's first bytes are not
+ * zero, b's are, so a WRITE that was posted shows.
+ */
+static struct ibv_qp_ex *start_batch(struct side *a, struct side *b)
+{
+	connect_sides(a, b);
+	memset(a->buf, 0x5a, 100);
+	memset(b->buf, 0, BUF);
+	ibv_wr_start(a->qpx);
+	a->qpx->wr_flags = IBV_SEND_SIGNALED;
+	return a->qpx;
+}
+
+/* Nothing of the batch started on a was posted; the QP takes the next one. */
+static void check_nothing_posted(struct side *a, struct side *b)
+{
+	expect_empty(a->cq);
+	CHECK_EQ(b->buf[0], 0);
+	check_batch(a, b);
+}
+
+TEST_F(ext, oversized_inline_batch_posts_nothing)
+{
+	struct side *a = &self->a, *b = &self->b;
+	struct ibv_qp_ex *q = start_batch(a, b);
 	char big[65] = "";
 
-	memset(b->buf, 0, BUF);
-	ibv_wr_start(q);
-	q->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
 	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 100);
 	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
 	ibv_wr_set_inline_data(q, big, sizeof(big));	/* above max_inline */
 	CHECK_EQ(ibv_wr_complete(q), EINVAL);
-	expect_empty(a->cq);
-	CHECK_EQ(b->buf[0], 0);
+	check_nothing_posted(a, b);
+}
 
-	ibv_wr_start(q);
+TEST_F(ext, batch_beyond_sq_posts_nothing)
+{
+	struct side *a = &self->a, *b = &self->b;
+	struct ibv_qp_ex *q = start_batch(a, b);
+
 	for (int i = 0; i <= SQ_DEPTH; i++) {
 		ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
 		ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 8);
 	}
 	CHECK_EQ(ibv_wr_complete(q), ENOMEM);
-	expect_empty(a->cq);
-	CHECK_EQ(b->buf[0], 0);
+	check_nothing_posted(a, b);
+}
 
-	ibv_wr_start(q);
+TEST_F(ext, aborted_batch_posts_nothing)
+{
+	struct side *a = &self->a, *b = &self->b;
+	struct ibv_qp_ex *q = start_batch(a, b);
+
 	ibv_wr_rdma_write(q, b->mr->rkey, (uintptr_t)b->buf);
 	ibv_wr_set_sge(q, a->mr->lkey, (uintptr_t)a->buf, 100);
 	ibv_wr_abort(q);
-	expect_empty(a->cq);
-	CHECK_EQ(b->buf[0], 0);
-	printf("# oversized inline: EINVAL, SQ overflow: ENOMEM, abort: nothing posted\n");
+	check_nothing_posted(a, b);
 }
 
-static void test_unsupported(void)
+/* A QP asking for @op (@name) among its send_ops_flags: EOPNOTSUPP. */
+static void check_qp_refused(struct ibv_cq_ex **cq, uint64_t op,
+			     const char *name)
 {
-	struct ibv_cq_ex *cq = create_cq(WC_FLAGS);
+	*cq = create_cq(WC_FLAGS);
+	CHECK(*cq, "create_cq_ex: %s", strerror(errno));
+	CHECK(!create_qp(*cq, op), "%s accepted", name);
+	CHECK_EQ(errno, EOPNOTSUPP);
+}
 
-	CHECK(cq, "create_cq_ex");
-	CHECK(!create_qp(cq, IBV_QP_EX_WITH_LOCAL_INV), "LOCAL_INV accepted");
-	CHECK_EQ(errno, EOPNOTSUPP);
-	CHECK(!create_qp(cq, IBV_QP_EX_WITH_SEND_WITH_INV), "SEND_WITH_INV accepted");
-	CHECK_EQ(errno, EOPNOTSUPP);
+TEST_F(ext, qp_with_local_inv_refused)
+{
+	check_qp_refused(&self->cq, IBV_QP_EX_WITH_LOCAL_INV, "LOCAL_INV");
+}
+
+TEST_F(ext, qp_with_send_with_inv_refused)
+{
+	check_qp_refused(&self->cq, IBV_QP_EX_WITH_SEND_WITH_INV, "SEND_WITH_INV");
+}
+
+TEST_F(ext, cq_with_completion_timestamps_refused)
+{
 	CHECK(!create_cq(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP), "timestamps accepted");
 	CHECK_EQ(errno, EOPNOTSUPP);
-	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
-	printf("# LOCAL_INV, SEND_WITH_INV, completion timestamps: EOPNOTSUPP\n");
 }
 
-static void side_fini(struct side *s)
-{
-	CHECK_EQ(ibv_destroy_qp(s->qp), 0);
-	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(s->cq)), 0);
-	CHECK_EQ(ibv_dereg_mr(s->mr), 0);
-	free(s->buf);
-}
-
-int main(int argc, char **argv)
-{
-	struct side a, b;
-	int gid_index;
-
-	CHECK(argc == 3, "usage: ext_api DEV IPV4");
-	ctx = test_open_device(argv[1]);
-	gid_index = test_find_ipv4_gid(ctx, argv[2]);
-	pd = ibv_alloc_pd(ctx);
-	CHECK(pd, "alloc_pd");
-	side_init(&a);
-	side_init(&b);
-	test_connect_rc(ctx, a.qp, gid_index, b.qp->qp_num, 7);
-	test_connect_rc(ctx, b.qp, gid_index, a.qp->qp_num, 7);
-	test_batch(&a, &b);
-	test_bad_batches(&a, &b);
-	test_batch(&a, &b);		/* the QP is still fine */
-	test_unsupported();
-	side_fini(&a);
-	side_fini(&b);
-	CHECK_EQ(ibv_dealloc_pd(pd), 0);
-	CHECK_EQ(ibv_close_device(ctx), 0);
-	return KSFT_PASS;
-}
+TRANSPORT_HARNESS_MAIN
