@@ -5,20 +5,25 @@
  * immediate data, and the datagram rules: a wrong Q_Key or a missing receive
  * drops silently, a short receive fails only the receive, a message above
  * the MTU fails the send, an AH of another PD fails the send, RDMA opcodes
- * are refused at post time.
+ * are refused at post time.  One kselftest_harness.h case per behaviour, each
+ * run on both transports: the fixture's variants "local" and "wire"
+ * (force_wire: every datagram a RoCEv2 packet through lo).
  *
- * usage: ud_ops DEV IPV4
+ * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] ud_ops [HARNESS OPTIONS]
+ * (-h: -l lists the cases, -v wire runs one variant, -r ud.wire.ipv6_header
+ * one case)
  */
 #include <stdint.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "transport.h"
 
 #define QKEY 0x11223344
 #define HDR 40
 #define BUF 8192
 
 static struct ibv_context *ctx;
+static int v4;		/* the index of SOFTRMA_IPV4's GID */
 static int mtu;
 
 struct ud {
@@ -218,94 +223,193 @@ static void expect_nothing(struct ud *u)
 	      wc.status);
 }
 
-int main(int argc, char **argv)
-{
-	union ibv_gid ll = { .raw = { 0xfe, 0x80 } };
-	struct ibv_port_attr port;
-	struct ibv_pd *pd, *other_pd;
-	struct ibv_ah *ah, *ah6, *foreign_ah;
-	int v4, v6;
-	struct ud a, b, c;
+/* What a case built: teardown destroys it. */
+FIXTURE(ud) {
+	struct ibv_pd *pd;
+	struct ud a, b;		/* a sends to b through ah */
+	struct ibv_ah *ah;
+	struct ibv_pd *other_pd;
+	struct ud c;		/* in pd, sends through foreign_ah */
+	struct ibv_ah *foreign_ah;
+};
 
-	CHECK(argc == 3, "usage: ud_ops DEV IPV4");
-	ctx = test_open_device(argv[1]);
+TRANSPORT_VARIANTS(ud);
+
+FIXTURE_SETUP(ud)
+{
+	struct ibv_port_attr port;
+
+	ctx = transport_open_device(&v4);
+	if (!transport_set(variant->force_wire))
+		SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
 	CHECK_EQ(ibv_query_port(ctx, 1, &port), 0);
 	mtu = 128 << port.active_mtu;
-	v4 = test_find_ipv4_gid(ctx, argv[2]);
-	pd = ibv_alloc_pd(ctx);
-	other_pd = ibv_alloc_pd(ctx);
-	CHECK(pd && other_pd, "alloc_pd");
-	ud_init(&a, pd);
-	ud_init(&b, pd);
-	ah = make_ah(pd, v4);
-
-	uint32_t sizes[] = { 0, 1, 63, 100, 1000, mtu };
-	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		deliver(&a, &b, ah, v4, sizes[i], IBV_WR_SEND);
-		deliver(&a, &b, ah, v4, sizes[i], IBV_WR_SEND_WITH_IMM);
-	}
-	printf("# delivery with IPv4 header, sizes 0..%d, with and without immediate\n", mtu);
-
-	v6 = find_gid(&ll, 8);
-	if (v6 >= 0) {
-		ah6 = make_ah(pd, v6);
-		deliver(&a, &b, ah6, v6, 100, IBV_WR_SEND);
-		CHECK_EQ(ibv_destroy_ah(ah6), 0);
-		printf("# delivery with IPv6 header\n");
-	} else {
-		printf("# no link-local GID: IPv6 header not checked\n");
-	}
-
-	/* Wrong Q_Key, then no receive posted: dropped, the sender is done. */
-	post_recv(&b, 1, BUF);
-	send_expect(&a, ah, b.qp->qp_num, QKEY + 1, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
-	expect_nothing(&b);
-	/* The high bit selects the sender's own Q_Key, which matches. */
-	send_expect(&a, ah, b.qp->qp_num, 0x80000000, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
-	CHECK_EQ(test_poll_one(b.cq, 5).wr_id, 1);
-	send_expect(&a, ah, b.qp->qp_num, QKEY, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
-	expect_nothing(&b);
-	send_expect(&a, ah, 0xfffff0, QKEY, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
-	printf("# wrong Q_Key, missing receive, unknown QPN: dropped; high-bit Q_Key\n");
-
-	/* A short receive fails; the QP stays usable. */
-	post_recv(&b, 2, HDR + 50);
-	send_expect(&a, ah, b.qp->qp_num, QKEY, 51, IBV_WR_SEND, IBV_WC_SUCCESS);
-	CHECK_EQ(test_poll_one(b.cq, 5).status, IBV_WC_LOC_LEN_ERR);
-	for (int i = HDR; i < BUF; i++)
-		CHECK(b.buf[i] == 0xee, "short receive: byte %d written", i);
-	CHECK_EQ(test_qp_state(b.qp), IBV_QPS_RTS);
-	deliver(&a, &b, ah, v4, 50, IBV_WR_SEND);
-	printf("# short receive: LOC_LEN_ERR, nothing written, QP still RTS\n");
-
-	/* Above the MTU: the send fails. */
-	post_recv(&b, 3, BUF);
-	send_expect(&a, ah, b.qp->qp_num, QKEY, mtu + 1, IBV_WR_SEND,
-		    IBV_WC_LOC_LEN_ERR);
-	expect_nothing(&b);
-	printf("# MTU + 1 bytes: LOC_LEN_ERR\n");
-
-	/* RDMA and atomics do not exist on UD. */
-	CHECK_EQ(post_send(&b, ah, a.qp->qp_num, QKEY, 8, IBV_WR_RDMA_WRITE), EINVAL);
-	CHECK_EQ(post_send(&b, ah, a.qp->qp_num, QKEY, 8, IBV_WR_ATOMIC_FETCH_AND_ADD),
-		 EINVAL);
-	printf("# RDMA WRITE and atomics on UD: EINVAL\n");
-
-	/* An AH of another PD names nothing for this QP. */
-	ud_init(&c, pd);
-	foreign_ah = make_ah(other_pd, v4);
-	send_expect(&c, foreign_ah, b.qp->qp_num, QKEY, 10, IBV_WR_SEND,
-		    IBV_WC_LOC_QP_OP_ERR);
-	expect_nothing(&b);
-	printf("# AH of another PD: LOC_QP_OP_ERR, nothing delivered\n");
-
-	CHECK_EQ(ibv_destroy_ah(foreign_ah), 0);
-	CHECK_EQ(ibv_destroy_ah(ah), 0);
-	ud_fini(&c);
-	ud_fini(&b);
-	ud_fini(&a);
-	CHECK_EQ(ibv_dealloc_pd(other_pd), 0);
-	CHECK_EQ(ibv_dealloc_pd(pd), 0);
-	CHECK_EQ(ibv_close_device(ctx), 0);
-	return KSFT_PASS;
+	self->pd = ibv_alloc_pd(ctx);
+	CHECK(self->pd, "alloc_pd");
+	ud_init(&self->a, self->pd);
+	ud_init(&self->b, self->pd);
+	self->ah = make_ah(self->pd, v4);
 }
+
+/*
+ * The harness runs this after a case's body returned, not after a failed
+ * check: that exit()s the case's process (test.h), which releases what the
+ * case built.
+ */
+FIXTURE_TEARDOWN(ud)
+{
+	if (self->foreign_ah)
+		CHECK_EQ(ibv_destroy_ah(self->foreign_ah), 0);
+	if (self->c.qp)
+		ud_fini(&self->c);
+	if (self->other_pd)
+		CHECK_EQ(ibv_dealloc_pd(self->other_pd), 0);
+	CHECK_EQ(ibv_destroy_ah(self->ah), 0);
+	ud_fini(&self->b);
+	ud_fini(&self->a);
+	CHECK_EQ(ibv_dealloc_pd(self->pd), 0);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	transport_put_back();
+}
+
+/* Datagrams of @opcode from a to b at 0..MTU bytes, with the IPv4 header. */
+static void deliver_every_size(struct ud *a, struct ud *b, struct ibv_ah *ah,
+			       int opcode)
+{
+	const uint32_t sizes[] = { 0, 1, 63, 100, 1000, mtu };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		deliver(a, b, ah, v4, sizes[i], opcode);
+	printf("# sizes 0..%d: the port's active MTU\n", mtu);
+}
+
+TEST_F(ud, send_every_size)
+{
+	deliver_every_size(&self->a, &self->b, self->ah, IBV_WR_SEND);
+}
+
+TEST_F(ud, send_with_imm_every_size)
+{
+	deliver_every_size(&self->a, &self->b, self->ah, IBV_WR_SEND_WITH_IMM);
+}
+
+TEST_F(ud, ipv6_header)
+{
+	union ibv_gid ll = { .raw = { 0xfe, 0x80 } };
+	int v6 = find_gid(&ll, 8);
+	struct ibv_ah *ah6;
+
+	if (v6 < 0)
+		SKIP(return, "no link-local GID: no IPv6 header to check");
+	ah6 = make_ah(self->pd, v6);
+	deliver(&self->a, &self->b, ah6, v6, 100, IBV_WR_SEND);
+	CHECK_EQ(ibv_destroy_ah(ah6), 0);
+}
+
+TEST_F(ud, wrong_qkey_dropped)
+{
+	struct ud *a = &self->a, *b = &self->b;
+	struct ibv_wc wc;
+
+	post_recv(b, 1, BUF);
+	send_expect(a, self->ah, b->qp->qp_num, QKEY + 1, 10, IBV_WR_SEND,
+		    IBV_WC_SUCCESS);
+	expect_nothing(b);
+	/* The receive is still there, for the next datagram (11 bytes). */
+	send_expect(a, self->ah, b->qp->qp_num, QKEY, 11, IBV_WR_SEND,
+		    IBV_WC_SUCCESS);
+	wc = test_poll_one(b->cq, 5);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 1);
+	CHECK_EQ(wc.byte_len, HDR + 11);
+}
+
+/* The high bit selects the sender's own Q_Key, which matches. */
+TEST_F(ud, high_bit_qkey_takes_senders)
+{
+	struct ud *a = &self->a, *b = &self->b;
+	struct ibv_wc wc;
+
+	post_recv(b, 1, BUF);
+	send_expect(a, self->ah, b->qp->qp_num, 0x80000000, 10, IBV_WR_SEND,
+		    IBV_WC_SUCCESS);
+	wc = test_poll_one(b->cq, 5);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.wr_id, 1);
+}
+
+TEST_F(ud, missing_receive_dropped)
+{
+	struct ud *a = &self->a, *b = &self->b;
+
+	send_expect(a, self->ah, b->qp->qp_num, QKEY, 10, IBV_WR_SEND,
+		    IBV_WC_SUCCESS);
+	expect_nothing(b);
+	/* Dropped, not kept for the next receive. */
+	post_recv(b, 1, BUF);
+	expect_nothing(b);
+}
+
+TEST_F(ud, unknown_qpn_dropped)
+{
+	struct ud *a = &self->a, *b = &self->b;
+
+	post_recv(b, 1, BUF);
+	send_expect(a, self->ah, 0xfffff0, QKEY, 10, IBV_WR_SEND, IBV_WC_SUCCESS);
+	expect_nothing(b);
+}
+
+/* A short receive fails; nothing is written and the QP stays usable. */
+TEST_F(ud, short_receive_fails_alone)
+{
+	struct ud *a = &self->a, *b = &self->b;
+
+	post_recv(b, 2, HDR + 50);
+	send_expect(a, self->ah, b->qp->qp_num, QKEY, 51, IBV_WR_SEND,
+		    IBV_WC_SUCCESS);
+	CHECK_EQ(test_poll_one(b->cq, 5).status, IBV_WC_LOC_LEN_ERR);
+	for (int i = HDR; i < BUF; i++)
+		CHECK(b->buf[i] == 0xee, "short receive: byte %d written", i);
+	CHECK_EQ(test_qp_state(b->qp), IBV_QPS_RTS);
+	deliver(a, b, self->ah, v4, 50, IBV_WR_SEND);
+}
+
+TEST_F(ud, above_mtu_fails_send)
+{
+	struct ud *a = &self->a, *b = &self->b;
+
+	post_recv(b, 3, BUF);
+	send_expect(a, self->ah, b->qp->qp_num, QKEY, mtu + 1, IBV_WR_SEND,
+		    IBV_WC_LOC_LEN_ERR);
+	expect_nothing(b);
+}
+
+/* RDMA and atomics do not exist on UD. */
+TEST_F(ud, rdma_write_refused)
+{
+	CHECK_EQ(post_send(&self->b, self->ah, self->a.qp->qp_num, QKEY, 8,
+			   IBV_WR_RDMA_WRITE), EINVAL);
+}
+
+TEST_F(ud, atomic_refused)
+{
+	CHECK_EQ(post_send(&self->b, self->ah, self->a.qp->qp_num, QKEY, 8,
+			   IBV_WR_ATOMIC_FETCH_AND_ADD), EINVAL);
+}
+
+/* An AH of another PD names nothing for this QP. */
+TEST_F(ud, ah_of_other_pd_fails_send)
+{
+	struct ud *b = &self->b, *c = &self->c;
+
+	self->other_pd = ibv_alloc_pd(ctx);
+	CHECK(self->other_pd, "alloc_pd");
+	ud_init(c, self->pd);
+	self->foreign_ah = make_ah(self->other_pd, v4);
+	post_recv(b, 3, BUF);
+	send_expect(c, self->foreign_ah, b->qp->qp_num, QKEY, 10, IBV_WR_SEND,
+		    IBV_WC_LOC_QP_OP_ERR);
+	expect_nothing(b);
+}
+
+TRANSPORT_HARNESS_MAIN
