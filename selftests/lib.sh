@@ -187,7 +187,14 @@ capture_start() {
 	fi
 	"$@" > /tmp/capture.txt 2>/tmp/capture.log &
 	capture_pid=$!
-	sleep 1		# bound before the traffic starts
+	# The traffic starts once the socket is bound: a second was not always
+	# enough for python3 on a 6.1 guest, and 200 datagrams went uncaptured.
+	for _ in $(seq $(($(bound 30) * 10))); do
+		grep -q '^# capturing on' /tmp/capture.log && return
+		kill -0 "$capture_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "capture on $1 did not start: $(tail -n 3 /tmp/capture.log)"
 }
 
 # capture_check: the capture got its packets, and zlib and kernel/proto

@@ -44,6 +44,7 @@ def main():
     # (SO_RCVBUF stops at net.core.rmem_max; as root the FORCE variant not.)
     sock.setsockopt(socket.SOL_SOCKET, getattr(socket, 'SO_RCVBUFFORCE', 33), 8 << 20)
     sock.bind((dev, 0))
+    print(f'# capturing on {dev}', file=sys.stderr, flush=True)
     sock.settimeout(1)
     got = bad = 0
     while got < count and time.time() < deadline:
