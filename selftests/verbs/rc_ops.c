@@ -336,105 +336,44 @@ static void check_bad_case(struct pair *p, const struct bad_case *c)
 		CHECK_EQ(ibv_dealloc_pd(pd2), 0);
 }
 
-TEST_F(rc, write_wrong_rkey)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .rkey_xor = 0x1,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
+/* A case of one bad work request: its name and what check_bad_case() is given. */
+#define BAD_CASE(name, ...)						\
+	TEST_F(rc, name)						\
+	{								\
+		check_bad_case(&self->p, &(struct bad_case) { __VA_ARGS__ }); \
+	}
 
-TEST_F(rc, write_rkey_of_deregistered_mr)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .dereg = 1,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_mr_of_other_pd)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .other_pd = 1,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_one_byte_past_mr)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .offset = 4096 - 63,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_one_byte_before_mr)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .offset = -1,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_4097_bytes_before_mr)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .offset = -4097,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, read_past_mr)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_READ, .len = 4097, .want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_mr_without_remote_write)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64,
-		.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, read_mr_without_remote_read)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_READ, .len = 64,
-		.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, atomic_mr_without_remote_atomic)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .len = 8,
-		.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
-		.want = IBV_WC_REM_ACCESS_ERR });
-}
-
-TEST_F(rc, write_qp_without_remote_write)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .b_access = IBV_ACCESS_REMOTE_READ,
-		.want = IBV_WC_REM_INV_REQ_ERR });
-}
-
-TEST_F(rc, atomic_unaligned)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .len = 8, .offset = 4,
-		.want = IBV_WC_REM_INV_REQ_ERR });
-}
-
-TEST_F(rc, atomic_of_4_bytes)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .len = 4,
-		.want = IBV_WC_LOC_LEN_ERR });
-}
-
-TEST_F(rc, write_bad_lkey)
-{
-	check_bad_case(&self->p, &(struct bad_case) {
-		.opcode = IBV_WR_RDMA_WRITE, .len = 64, .bad_lkey = 1,
-		.want = IBV_WC_LOC_PROT_ERR });
-}
+BAD_CASE(write_wrong_rkey, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .rkey_xor = 0x1, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_rkey_of_deregistered_mr, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .dereg = 1, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_mr_of_other_pd, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .other_pd = 1, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_one_byte_past_mr, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .offset = 4096 - 63, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_one_byte_before_mr, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .offset = -1, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_4097_bytes_before_mr, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .offset = -4097, .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(read_past_mr, .opcode = IBV_WR_RDMA_READ, .len = 4097,
+	 .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_mr_without_remote_write, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+	 .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(read_mr_without_remote_read, .opcode = IBV_WR_RDMA_READ, .len = 64,
+	 .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	 .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(atomic_mr_without_remote_atomic, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+	 .len = 8, .mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	 .want = IBV_WC_REM_ACCESS_ERR)
+BAD_CASE(write_qp_without_remote_write, .opcode = IBV_WR_RDMA_WRITE, .len = 64,
+	 .b_access = IBV_ACCESS_REMOTE_READ, .want = IBV_WC_REM_INV_REQ_ERR)
+BAD_CASE(atomic_unaligned, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .len = 8,
+	 .offset = 4, .want = IBV_WC_REM_INV_REQ_ERR)
+BAD_CASE(atomic_of_4_bytes, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .len = 4,
+	 .want = IBV_WC_LOC_LEN_ERR)
+BAD_CASE(write_bad_lkey, .opcode = IBV_WR_RDMA_WRITE, .len = 64, .bad_lkey = 1,
+	 .want = IBV_WC_LOC_PROT_ERR)
 
 /*
  * A zero-based MR (ibv_reg_mr_iova with iova 0): remote addresses count from
