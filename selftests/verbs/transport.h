@@ -9,7 +9,9 @@
  * A test declares its FIXTURE(), then TRANSPORT_VARIANTS() of it, calls
  * transport_set() in its FIXTURE_SETUP() before it connects a QP or sends a
  * datagram, transport_put_back() in its FIXTURE_TEARDOWN(), and ends with
- * TRANSPORT_HARNESS_MAIN.
+ * TRANSPORT_HARNESS_MAIN.  A test whose far side can be another device
+ * declares TRANSPORT_PEER_VARIANTS() instead, which adds the variant
+ * "peer": that side on SOFTRMA_PEER_DEV (transport_open_peer()).
  */
 #ifndef SOFTRMA_TRANSPORT_H
 #define SOFTRMA_TRANSPORT_H
@@ -65,12 +67,24 @@ static inline void force_wire_put_back_at_exit(void)
 #define TRANSPORT_VARIANTS(fixture)					\
 	FIXTURE_VARIANT(fixture) {					\
 		int force_wire;						\
+		bool peer;	/* the far side on SOFTRMA_PEER_DEV */	\
 	};								\
 	FIXTURE_VARIANT_ADD(fixture, local) {				\
 		.force_wire = 0,					\
 	};								\
 	FIXTURE_VARIANT_ADD(fixture, wire) {				\
 		.force_wire = 1,					\
+	}
+
+/*
+ * "local", "wire" and "peer" of FIXTURE(@fixture).  In "peer" the far side
+ * is a second device (rdma_rxe across a veth, say), reached as the two
+ * devices reach each other: force_wire stays 0.
+ */
+#define TRANSPORT_PEER_VARIANTS(fixture)				\
+	TRANSPORT_VARIANTS(fixture);					\
+	FIXTURE_VARIANT_ADD(fixture, peer) {				\
+		.force_wire = 0, .peer = true,				\
 	}
 
 /*
@@ -98,15 +112,40 @@ static inline void transport_put_back(void)
 	CHECK(force_wire_put_back(), "%s: %s", FORCE_WIRE, strerror(errno));
 }
 
-/* Opens SOFTRMA_DEV; *@gid_index: the GID of SOFTRMA_IPV4 on port 1. */
-static inline struct ibv_context *transport_open_device(int *gid_index)
+/* Opens @dev; *@gid_index: the GID of @ipv4 on port 1. */
+static inline struct ibv_context *transport_open(const char *dev,
+						 const char *ipv4,
+						 int *gid_index)
 {
-	const char *dev = getenv("SOFTRMA_DEV") ?: "softrma0";
-	const char *ipv4 = getenv("SOFTRMA_IPV4") ?: "10.9.0.1";
 	struct ibv_context *ctx = test_open_device(dev);
 
 	*gid_index = test_find_ipv4_gid(ctx, ipv4);
 	return ctx;
+}
+
+/* Opens SOFTRMA_DEV; *@gid_index: the GID of SOFTRMA_IPV4 on port 1. */
+static inline struct ibv_context *transport_open_device(int *gid_index)
+{
+	return transport_open(getenv("SOFTRMA_DEV") ?: "softrma0",
+			      getenv("SOFTRMA_IPV4") ?: "10.9.0.1", gid_index);
+}
+
+#define TRANSPORT_NO_PEER "SOFTRMA_PEER_DEV is not set: no second device"
+
+/*
+ * In the variant "peer": opens SOFTRMA_PEER_DEV, *@gid_index the GID of
+ * SOFTRMA_PEER_IPV4 on port 1.  NULL when SOFTRMA_PEER_DEV is not set: the
+ * case is skipped, with the reason TRANSPORT_NO_PEER.
+ */
+static inline struct ibv_context *transport_open_peer(int *gid_index)
+{
+	const char *dev = getenv("SOFTRMA_PEER_DEV");
+	const char *ipv4 = getenv("SOFTRMA_PEER_IPV4");
+
+	if (!dev)
+		return NULL;
+	CHECK(ipv4, "SOFTRMA_PEER_DEV %s without SOFTRMA_PEER_IPV4", dev);
+	return transport_open(dev, ipv4, gid_index);
 }
 
 static inline int transport_harness_run(int argc, char **argv)
