@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # UD multicast: unmodified mckey over rdma_cm across a veth pair between
 # softrma (in namespace nss) and rdma_rxe (in init_net), each way; then
-# verbs/mcast (attach, delivery to every member, detach, Q_Key, the rules
-# and limits, the IP group on the netdev) on a local device and with
-# force_wire, and mckey with receiver and sender on that device.
+# verbs/mcast.c, a kselftest_harness.h test (attach, delivery to every
+# member, detach, Q_Key, the rules and limits, the IP group on the netdev)
+# whose cases each run on the local transport (variant "local") and with
+# every datagram a RoCEv2 packet (variant "wire": it sets force_wire), one
+# TAP line each, and mckey with receiver and sender on that device.
 . "$(dirname "$0")/../lib.sh"
 
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
@@ -46,12 +48,7 @@ info "mckey: softrma sends, rdma_rxe receives"
 softrma_rxe_unpair
 
 add_softrma0
-"$SOFTRMA_BIN/mcast" softrma0 10.9.0.1 239.1.2.3 || fail "mcast"
-echo 1 > /sys/module/softrma/parameters/force_wire
-"$SOFTRMA_BIN/mcast" softrma0 10.9.0.1 239.1.2.4
-rc=$?
-echo 0 > /sys/module/softrma/parameters/force_wire
-[ $rc = 0 ] || fail "mcast with force_wire"
+SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/mcast" || fail "mcast"
 
 mckey_pair "" "" 10.9.0.1 10.9.0.1 239.1.2.5 || fail "mckey on softrma0: $why"
 info "mckey: 10 messages from a sender to a receiver on softrma0"

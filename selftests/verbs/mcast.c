@@ -9,16 +9,23 @@
  * cannot be destroyed (EBUSY, from the core), and a process that exits
  * with QPs attached leaves its groups.  The device joins the IP group on
  * its netdev (/proc/net/igmp) while the group has members, and only then.
+ * One kselftest_harness.h case per behaviour, each run on both transports:
+ * the fixture's variants "local" and "wire" (force_wire: every datagram a
+ * RoCEv2 packet).  The group is GROUP; a case's child process takes the
+ * next one.
  *
- * usage: mcast DEV IPV4 GROUP_IPV4
+ * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] mcast [HARNESS OPTIONS]
+ * (-h: -l lists the cases, -v wire runs one variant,
+ * -r mcast.wire.group_full_enomem one case)
  */
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "transport.h"
 
+#define GROUP	"239.1.2.3"
 #define QKEY	0x11223344
 #define HDR	40
 #define LEN	256
@@ -30,9 +37,11 @@ struct member {
 	struct ibv_qp *qp;
 	unsigned char buf[HDR + LEN];
 	struct ibv_mr *mr;
+	bool attached;		/* to the group */
 };
 
 static struct ibv_context *ctx;
+static int gid_index;
 static struct ibv_pd *pd;
 static union ibv_gid group;
 static struct in_addr group_addr;
@@ -44,6 +53,77 @@ static void member_init(struct member *m)
 	m->qp = test_create_ud_qp(pd, m->cq, QKEY);
 	m->mr = ibv_reg_mr(pd, m->buf, sizeof(m->buf), IBV_ACCESS_LOCAL_WRITE);
 	CHECK(m->mr, "reg_mr: %s", strerror(errno));
+}
+
+static void attach(struct member *m)
+{
+	CHECK_EQ(ibv_attach_mcast(m->qp, &group, 0), 0);
+	m->attached = true;
+}
+
+static void detach(struct member *m)
+{
+	CHECK_EQ(ibv_detach_mcast(m->qp, &group, 0), 0);
+	m->attached = false;
+}
+
+static void member_fini(struct member *m)
+{
+	if (m->attached)
+		detach(m);
+	CHECK_EQ(ibv_destroy_qp(m->qp), 0);
+	CHECK_EQ(ibv_destroy_cq(m->cq), 0);
+	CHECK_EQ(ibv_dereg_mr(m->mr), 0);
+}
+
+/* What a case built: teardown destroys it. */
+FIXTURE(mcast) {
+	struct member s, m[MEMBERS];	/* s sends to the group through ah */
+	struct ibv_ah *ah;
+	struct member extra[ATTACH_MAX + 1];
+	int extras;			/* initialised */
+};
+
+TRANSPORT_VARIANTS(mcast);
+
+FIXTURE_SETUP(mcast)
+{
+	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
+
+	ctx = transport_open_device(&gid_index);
+	if (!transport_set(variant->force_wire))
+		SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
+	CHECK(inet_pton(AF_INET, GROUP, &group_addr) == 1, "group address");
+	group.raw[10] = group.raw[11] = 0xff;
+	memcpy(&group.raw[12], &group_addr, 4);
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "alloc_pd");
+	member_init(&self->s);
+	for (int i = 0; i < MEMBERS; i++)
+		member_init(&self->m[i]);
+	ah_attr.grh = (struct ibv_global_route) {
+		.dgid = group, .sgid_index = gid_index, .hop_limit = 1,
+	};
+	self->ah = ibv_create_ah(pd, &ah_attr);
+	CHECK(self->ah, "create_ah to the group: %s", strerror(errno));
+}
+
+/*
+ * The harness runs this after a case's body returned, not after a failed
+ * check: that exit()s the case's process (test.h), which releases what the
+ * case built, and the core detaches its QPs.
+ */
+FIXTURE_TEARDOWN(mcast)
+{
+	CHECK_EQ(ibv_destroy_ah(self->ah), 0);
+	for (int i = 0; i < self->extras; i++)
+		member_fini(&self->extra[i]);
+	for (int i = 0; i < MEMBERS; i++)
+		member_fini(&self->m[i]);
+	member_fini(&self->s);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	transport_put_back();
 }
 
 static void post_recv(struct member *m)
@@ -132,11 +212,118 @@ static int igmp_member(void)
 	return igmp_member_of(group_addr);
 }
 
+/* Each of three messages reaches each member. */
+TEST_F(mcast, message_reaches_every_member)
+{
+	struct member *m = self->m;
+
+	for (int i = 0; i < MEMBERS; i++)
+		attach(&m[i]);
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < MEMBERS; i++)
+			post_recv(&m[i]);
+		send_to_group(&self->s, self->ah, QKEY, 0x40 + k);
+		for (int i = 0; i < MEMBERS; i++)
+			expect_message(&m[i], &self->s, 0x40 + k, i);
+	}
+}
+
+/* Attaching twice is no error, and the QP gets one copy, not two. */
+TEST_F(mcast, attached_twice_receives_once)
+{
+	struct member *m = &self->m[0];
+
+	attach(m);
+	attach(m);
+	post_recv(m);
+	post_recv(m);
+	send_to_group(&self->s, self->ah, QKEY, 0x40);
+	expect_message(m, &self->s, 0x40, 0);
+	expect_nothing(m, 0, "a second copy (attached twice)");
+}
+
+TEST_F(mcast, detached_member_gets_nothing)
+{
+	struct member *m = self->m;
+
+	for (int i = 0; i < MEMBERS; i++)
+		attach(&m[i]);
+	detach(&m[2]);
+	for (int i = 0; i < MEMBERS; i++)
+		post_recv(&m[i]);
+	send_to_group(&self->s, self->ah, QKEY, 0x50);
+	expect_message(&m[0], &self->s, 0x50, 0);
+	expect_message(&m[1], &self->s, 0x50, 1);
+	expect_nothing(&m[2], 2, "after its detach");
+}
+
+/* A wrong Q_Key reaches nobody, and leaves every receive posted. */
+TEST_F(mcast, wrong_qkey_reaches_nobody)
+{
+	struct member *m = self->m;
+
+	for (int i = 0; i < MEMBERS; i++) {
+		attach(&m[i]);
+		post_recv(&m[i]);
+	}
+	send_to_group(&self->s, self->ah, QKEY ^ 1, 0x60);
+	for (int i = 0; i < MEMBERS; i++)
+		expect_nothing(&m[i], i, "with a wrong Q_Key");
+	send_to_group(&self->s, self->ah, QKEY, 0x61);
+	for (int i = 0; i < MEMBERS; i++)
+		expect_message(&m[i], &self->s, 0x61, i);
+}
+
+TEST_F(mcast, rc_qp_attach_einval)
+{
+	struct ibv_qp *rc = test_create_qp(pd, self->m[0].cq, NULL, IBV_QPT_RC, 0);
+
+	CHECK_EQ(ibv_attach_mcast(rc, &group, 0), EINVAL);
+	CHECK_EQ(ibv_destroy_qp(rc), 0);
+}
+
+TEST_F(mcast, unicast_gid_attach_einval)
+{
+	union ibv_gid own;
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &own), 0);
+	CHECK_EQ(ibv_attach_mcast(self->m[0].qp, &own, 0), EINVAL);
+}
+
+/* In a group with a member: a QP never attached, and one detached. */
+TEST_F(mcast, detach_of_non_member_einval)
+{
+	struct member *m = self->m;
+
+	attach(&m[0]);
+	CHECK_EQ(ibv_detach_mcast(m[2].qp, &group, 0), EINVAL);
+	attach(&m[2]);
+	detach(&m[2]);
+	CHECK_EQ(ibv_detach_mcast(m[2].qp, &group, 0), EINVAL);
+}
+
+TEST_F(mcast, group_full_enomem)
+{
+	struct member *extra = self->extra;
+
+	for (; self->extras <= ATTACH_MAX; self->extras++)
+		member_init(&extra[self->extras]);
+	for (int i = 0; i < ATTACH_MAX; i++)
+		attach(&extra[i]);
+	CHECK_EQ(ibv_attach_mcast(extra[ATTACH_MAX].qp, &group, 0), ENOMEM);
+}
+
+TEST_F(mcast, attached_qp_destroy_ebusy)
+{
+	attach(&self->m[0]);
+	CHECK_EQ(ibv_destroy_qp(self->m[0].qp), EBUSY);
+}
+
 /*
  * A process that exits with a QP attached to the group next to ours: the
  * core detaches it as it cleans up, and the device leaves the IP group.
  */
-static void exit_attached(const char *dev)
+TEST_F(mcast, exit_attached_leaves_group)
 {
 	union ibv_gid next = group;
 	struct in_addr next_addr;
@@ -148,7 +335,8 @@ static void exit_attached(const char *dev)
 	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (!pid) {
-		struct ibv_context *c = test_open_device(dev);
+		int child_gid_index;
+		struct ibv_context *c = transport_open_device(&child_gid_index);
 		struct ibv_pd *p = ibv_alloc_pd(c);
 		struct ibv_cq *cq = ibv_create_cq(c, 4, NULL, NULL, 0);
 		struct ibv_qp *qp = test_create_ud_qp(p, cq, QKEY);
@@ -160,112 +348,20 @@ static void exit_attached(const char *dev)
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "the child failed");
 	CHECK(!igmp_member_of(next_addr), "the group of an exited process stays");
-	printf("# ok: a process that exits attached leaves its group\n");
 }
 
-static void check_rules(struct member *m, int gid_index)
+TEST_F(mcast, ip_group_joined_while_members)
 {
-	struct ibv_qp *rc = test_create_qp(pd, m->cq, NULL, IBV_QPT_RC, 0);
-	struct member extra[ATTACH_MAX];
-	union ibv_gid own;
-
-	CHECK_EQ(ibv_attach_mcast(rc, &group, 0), EINVAL);
-	CHECK_EQ(ibv_destroy_qp(rc), 0);
-	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &own), 0);
-	CHECK_EQ(ibv_attach_mcast(m[0].qp, &own, 0), EINVAL);
-	CHECK_EQ(ibv_detach_mcast(m[2].qp, &group, 0), EINVAL);
-	printf("# ok: RC QP, unicast GID, detach of a non-member: EINVAL\n");
-
-	/* members 0 and 1 are in; fill the group, then one more */
-	for (int i = 0; i < ATTACH_MAX - 2; i++) {
-		member_init(&extra[i]);
-		CHECK_EQ(ibv_attach_mcast(extra[i].qp, &group, 0), 0);
-	}
-	member_init(&extra[ATTACH_MAX - 2]);
-	CHECK_EQ(ibv_attach_mcast(extra[ATTACH_MAX - 2].qp, &group, 0), ENOMEM);
-	CHECK_EQ(ibv_destroy_qp(extra[0].qp), EBUSY);
-	for (int i = 0; i <= ATTACH_MAX - 2; i++) {
-		if (i < ATTACH_MAX - 2)
-			CHECK_EQ(ibv_detach_mcast(extra[i].qp, &group, 0), 0);
-		CHECK_EQ(ibv_destroy_qp(extra[i].qp), 0);
-		CHECK_EQ(ibv_destroy_cq(extra[i].cq), 0);
-		CHECK_EQ(ibv_dereg_mr(extra[i].mr), 0);
-	}
-	printf("# ok: %d QPs per group, then ENOMEM; an attached QP is EBUSY to destroy\n",
-	       ATTACH_MAX);
-}
-
-int main(int argc, char **argv)
-{
-	struct member s, m[MEMBERS];
-	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1 };
-	struct ibv_ah *ah;
-	int gid_index;
-
-	CHECK(argc == 4, "usage: mcast DEV IPV4 GROUP_IPV4");
-	CHECK(inet_pton(AF_INET, argv[3], &group_addr) == 1, "group address");
-	memset(&group, 0, sizeof(group));
-	group.raw[10] = group.raw[11] = 0xff;
-	memcpy(&group.raw[12], &group_addr, 4);
-	ctx = test_open_device(argv[1]);
-	gid_index = test_find_ipv4_gid(ctx, argv[2]);
-	pd = ibv_alloc_pd(ctx);
-	CHECK(pd, "alloc_pd");
-	member_init(&s);
-	for (int i = 0; i < MEMBERS; i++)
-		member_init(&m[i]);
-	ah_attr.grh = (struct ibv_global_route) {
-		.dgid = group, .sgid_index = gid_index, .hop_limit = 1,
-	};
-	ah = ibv_create_ah(pd, &ah_attr);
-	CHECK(ah, "create_ah to the group: %s", strerror(errno));
+	struct member *m = self->m;
 
 	CHECK(!igmp_member(), "in the IP group before any attach");
-	for (int i = 0; i < MEMBERS; i++)
-		CHECK_EQ(ibv_attach_mcast(m[i].qp, &group, 0), 0);
-	CHECK_EQ(ibv_attach_mcast(m[0].qp, &group, 0), 0);
+	attach(&m[0]);
+	attach(&m[1]);
 	CHECK(igmp_member(), "not in the IP group with members");
-	for (int k = 0; k < 3; k++) {
-		for (int i = 0; i < MEMBERS; i++)
-			post_recv(&m[i]);
-		send_to_group(&s, ah, QKEY, 0x40 + k);
-		for (int i = 0; i < MEMBERS; i++)
-			expect_message(&m[i], &s, 0x40 + k, i);
-	}
-	expect_nothing(&m[0], 0, "a second copy (attached twice)");
-	printf("# ok: 3 messages reach each of %d members, once\n", MEMBERS);
-
-	CHECK_EQ(ibv_detach_mcast(m[2].qp, &group, 0), 0);
-	for (int i = 0; i < MEMBERS; i++)
-		post_recv(&m[i]);
-	send_to_group(&s, ah, QKEY, 0x50);
-	expect_message(&m[0], &s, 0x50, 0);
-	expect_message(&m[1], &s, 0x50, 1);
-	expect_nothing(&m[2], 2, "after its detach");
-	send_to_group(&s, ah, QKEY ^ 1, 0x60);
-	for (int i = 0; i < 2; i++)
-		expect_nothing(&m[i], i, "with a wrong Q_Key");
-	printf("# ok: a detached QP and a wrong Q_Key get nothing\n");
-
-	check_rules(m, gid_index);
-	exit_attached(argv[1]);
-	CHECK_EQ(ibv_detach_mcast(m[0].qp, &group, 0), 0);
+	detach(&m[0]);
 	CHECK(igmp_member(), "left the IP group with a member left");
-	CHECK_EQ(ibv_detach_mcast(m[1].qp, &group, 0), 0);
+	detach(&m[1]);
 	CHECK(!igmp_member(), "still in the IP group without members");
-	printf("# ok: the IP group is joined while there are members\n");
-
-	CHECK_EQ(ibv_destroy_ah(ah), 0);
-	for (int i = 0; i < MEMBERS; i++) {
-		CHECK_EQ(ibv_destroy_qp(m[i].qp), 0);
-		CHECK_EQ(ibv_destroy_cq(m[i].cq), 0);
-		CHECK_EQ(ibv_dereg_mr(m[i].mr), 0);
-	}
-	CHECK_EQ(ibv_destroy_qp(s.qp), 0);
-	CHECK_EQ(ibv_destroy_cq(s.cq), 0);
-	CHECK_EQ(ibv_dereg_mr(s.mr), 0);
-	CHECK_EQ(ibv_dealloc_pd(pd), 0);
-	CHECK_EQ(ibv_close_device(ctx), 0);
-	printf("# mcast: all passed\n");
-	return KSFT_PASS;
 }
+
+TRANSPORT_HARNESS_MAIN
