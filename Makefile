@@ -51,7 +51,7 @@ all: modules user tests
 # always for W= and C=, whose point is to see its diagnostics.
 KSRCS := $(shell cd $(SRC) && find Kbuild kernel include -type f \( -name '*.[ch]' -o -name Kbuild \))
 
-modules: $(BUILD)/softrma.ko
+modules: $(BUILD)/softrma.ko $(BUILD)/softrma_ktest.ko
 
 $(BUILD)/softrma.ko: $(KSRCS) Makefile $(if $(W)$(C),FORCE)
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): run 'make deps'"; exit 1; }
@@ -63,6 +63,16 @@ $(BUILD)/softrma.ko: $(KSRCS) Makefile $(if $(W)$(C),FORCE)
 	$(MAKE) -C $(KDIR) M=$(BUILD)/src modules
 	@cp $(BUILD)/src/kernel/softrma.ko $(BUILD)/softrma.ko
 	@echo "built $(BUILD)/softrma.ko"
+
+# The kernel-verbs test module (selftests/device/ktest.sh), the same way.
+KTEST_SRCS := $(shell cd $(SRC) && ls selftests/kmod/Kbuild selftests/kmod/*.c)
+
+$(BUILD)/softrma_ktest.ko: $(KTEST_SRCS) Makefile $(if $(W)$(C),FORCE)
+	@mkdir -p $(BUILD)/ktest
+	@for f in $(KTEST_SRCS); do ln -sf $(SRC)/$$f $(BUILD)/ktest/; done
+	$(MAKE) -C $(KDIR) M=$(BUILD)/ktest modules
+	@cp $(BUILD)/ktest/softrma_ktest.ko $@
+	@echo "built $@"
 
 modules-all:
 	@set -e; for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k; done
