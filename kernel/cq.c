@@ -135,10 +135,12 @@ static void softrma_cqe_to_wc(struct ib_wc *wc, const struct softrma_cqe *cqe,
 		.ex.imm_data = (__force __be32)cqe->imm_data,
 		.src_qp = cqe->src_qp,
 		/* IB_WC_GRH and IB_WC_WITH_IMM have their ibv_wc values. */
-		.wc_flags = cqe->wc_flags,
+		.wc_flags = cqe->wc_flags & (IB_WC_GRH | IB_WC_WITH_IMM),
 		.pkey_index = cqe->pkey_index,
 		.port_num = SOFTRMA_PORT,
 	};
+	if (cqe->wc_flags & SOFTRMA_WC_WITH_INV)
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	if (cqe->wc_flags & IB_WC_GRH) {
 		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 		wc->network_hdr_type = cqe->network_hdr_type;

@@ -83,7 +83,9 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_srq_wr = SOFTRMA_MAX_QP_WR;
 	attr->max_srq_sge = SOFTRMA_MAX_SGE;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
+	attr->max_fast_reg_page_list_len = SOFTRMA_MAX_FAST_REG_PAGES;
 	attr->max_ah = softrma_limit(SOFTRMA_OBJ_AH);
 	attr->max_pkeys = 1;
 	attr->max_mcast_grp = SOFTRMA_MAX_MCAST_GRP;
@@ -216,6 +218,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.uverbs_abi_ver = SOFTRMA_ABI_VERSION,
 
 	.alloc_hw_port_stats = softrma_alloc_hw_port_stats,
+	.alloc_mr = softrma_alloc_mr,
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
 	.create_ah = softrma_create_ah,
@@ -242,6 +245,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.get_hw_stats = softrma_get_hw_stats,
 	.get_link_layer = softrma_get_link_layer,
 	.get_port_immutable = softrma_get_port_immutable,
+	.map_mr_sg = softrma_map_mr_sg,
 	.mmap = softrma_mmap,
 	.mmap_free = softrma_mmap_free,
 	.modify_qp = softrma_modify_qp,

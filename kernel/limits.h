@@ -24,6 +24,7 @@ struct softrma_dev;
 #define SOFTRMA_MCAST_QPN	0xffffff	/* the destination of multicasts */
 #define SOFTRMA_QPN_MAX		(SOFTRMA_MCAST_QPN - 1)
 #define SOFTRMA_QPN_COUNT	(SOFTRMA_QPN_MAX - SOFTRMA_FIRST_QPN + 2) /* + GSI */
+#define SOFTRMA_MAX_FAST_REG_PAGES	512	/* as rdma_rxe */
 #define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)	/* keys: index << 8 */
 #define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
 #define SOFTRMA_MAX_MCAST_GRP	8192

@@ -73,7 +73,7 @@ static int softrma_local_execute(struct softrma_qp *qp, u64 *length)
 	if (state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->rnr_retrying))
 		return -EAGAIN;
 	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
-	if (status != IB_WC_SUCCESS)
+	if (status != IB_WC_SUCCESS || roce_wr_op(msg.opcode)->local)
 		return status;
 	*length = msg.length;
 	res = softrma_local_transmit(qp, &msg);

@@ -7,6 +7,11 @@
  * A key is an index into the device's MR xarray (upper 24 bits) and a random
  * byte.  Indices are allocated cyclically, so a deregistered key cannot match
  * again until its index comes round, and then with a fresh random byte.
+ *
+ * Kernel consumers' fast-registration MRs (alloc_mr) are given their pages
+ * by ib_map_mr_sg() while invalid, and their range, rights and key byte by
+ * an IB_WR_REG_MR; an IB_WR_LOCAL_INV or a SEND with invalidate makes them
+ * invalid again once the accesses in progress are done.
  */
 
 #include <linux/ioport.h>
@@ -60,6 +65,7 @@ static int softrma_mr_assign_key(struct softrma_dev *sdev,
 	}
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = mr->ibmr.lkey;
 	return 0;
 }
 
@@ -136,6 +142,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
+	mr->valid = true;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
 
@@ -164,6 +171,7 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(-ENOMEM);
 	mr->length = U64_MAX;
 	mr->access = access;
+	mr->valid = true;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
 	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
@@ -174,9 +182,178 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/* What an IB_WR_REG_MR may grant; remote writes need local ones (IBA 10.6.3.1). */
+#define SOFTRMA_FAST_REG_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_RELAXED_ORDERING)
+
+struct ib_mr *softrma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg)
+{
+	struct softrma_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SOFTRMA_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mr->max_pages = max_num_sg;
+	softrma_users_init(&mr->users);
+	refcount_set(&mr->ref, 1);
+	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	softrma_mr_free(mr);
+	return ERR_PTR(err);
+}
+
+/* A page of a kernel consumer's mapping: a kernel virtual address. */
+static int softrma_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct softrma_mr *mr = to_smr(ibmr);
+	void *va = (void *)(uintptr_t)addr;
+
+	if (mr->npages == mr->max_pages || !virt_addr_valid(va))
+		return -EINVAL;
+	mr->pages[mr->npages++] = virt_to_page(va);
+	return 0;
+}
+
+/*
+ * The pages of the next registration; an MR that is valid keeps its own.
+ * Returns the number of @sg's entries mapped, as ib_map_mr_sg() does.
+ */
+int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset)
+{
+	struct softrma_mr *mr = to_smr(ibmr);
+	int n;
+
+	if (READ_ONCE(mr->valid) || ibmr->page_size != PAGE_SIZE)
+		return -EINVAL;
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, softrma_mr_set_page);
+	/* Before ib_map_mr_sg_zbva() makes the iova 0. */
+	mr->page_offset = offset_in_page(ibmr->iova);
+	return n;
+}
+
+/**
+ * softrma_mr_fast_reg() - Executes an IB_WR_REG_MR.
+ * @sdev: the device
+ * @pd: the requester's PD, which the MR must belong to
+ * @key: the MR's new key: its index names the MR
+ * @access: the rights it grants
+ *
+ * The MR, invalid, becomes valid over the pages, iova and length that
+ * ib_map_mr_sg() gave it, under @key.
+ *
+ * Context: Any; takes the MR xarray's lock.
+ * Return: 0, or -EINVAL when @key names no invalid fast-registration MR of
+ * @pd, the rights are not what an MR may have, or the mapping is empty.
+ */
+int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
+			int access)
+{
+	struct softrma_mr *mr;
+	int err = -EINVAL;
+	u64 len;
+
+	if ((access & ~SOFTRMA_FAST_REG_ACCESS) ||
+	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	xa_lock(&sdev->mr_xa);
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (!mr || !softrma_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
+	    mr->valid)
+		goto out;
+	len = mr->ibmr.length;
+	if (!len || len > ((u64)mr->npages << PAGE_SHIFT) - mr->page_offset ||
+	    mr->ibmr.iova + len < mr->ibmr.iova)
+		goto out;
+	mr->iova = mr->ibmr.iova;
+	mr->length = len;
+	mr->access = access;
+	mr->key = key;
+	WRITE_ONCE(mr->valid, true);
+	err = 0;
+out:
+	xa_unlock(&sdev->mr_xa);
+	return err;
+}
+
+/**
+ * softrma_mr_invalidate() - Executes an IB_WR_LOCAL_INV or a remote one.
+ * @sdev: the device
+ * @pd: the invalidating QP's PD, which the MR must belong to
+ * @key: the key the MR has
+ *
+ * From the return on, no access through the MR's last key begins, and the
+ * accesses in progress are done.  A memory region of user pages or the DMA
+ * MR cannot be invalidated.
+ *
+ * Context: Process context; sleeps until the accesses in progress are done.
+ * Return: 0, or -EINVAL when @key names no fast-registration MR of @pd.
+ */
+int softrma_mr_invalidate(struct softrma_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct softrma_mr *mr;
+
+	xa_lock(&sdev->mr_xa);
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (!mr || !softrma_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
+	    mr->key != key) {
+		xa_unlock(&sdev->mr_xa);
+		return -EINVAL;
+	}
+	WRITE_ONCE(mr->valid, false);
+	refcount_inc(&mr->ref);
+	xa_unlock(&sdev->mr_xa);
+
+	smp_mb();	/* invalid before the users are read: softrma_mr_enter() */
+	wait_var_event(&mr->users,
+		       refcount_read(&mr->users.count) <= 1);
+	softrma_mr_unref(mr);
+	return 0;
+}
+
+/*
+ * Begins an access to @mr through a list made when @key named it: false
+ * when it is deregistered, invalid, or registered again since.
+ */
+bool softrma_mr_enter(struct softrma_mr *mr, u32 key)
+{
+	if (!softrma_users_get(&mr->users))
+		return false;
+	smp_mb();	/* in use before valid is read: softrma_mr_invalidate() */
+	if (READ_ONCE(mr->valid) && READ_ONCE(mr->key) == key)
+		return true;
+	softrma_mr_put(mr);
+	return false;
+}
+
+/* Ends an access; an invalidation may be waiting for it. */
 void softrma_mr_put(struct softrma_mr *mr)
 {
+	bool fast_reg = softrma_mr_is_fast_reg(mr);
+
 	softrma_users_put(&mr->users);
+	if (fast_reg) {
+		smp_mb__after_atomic();
+		wake_up_var(&mr->users);
+	}
 }
 
 /* Drops a reference to the object; the last one unpins and frees it. */
@@ -217,7 +394,8 @@ static struct softrma_mr *softrma_mr_find(struct softrma_dev *sdev, u32 key)
 
 	xa_lock(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !softrma_users_get(&mr->users)))
+	if (mr && (mr->key != key || !mr->valid ||
+		   !softrma_users_get(&mr->users)))
 		mr = NULL;
 	xa_unlock(&sdev->mr_xa);
 	return mr;

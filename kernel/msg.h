@@ -17,6 +17,7 @@ struct softrma_msg {
 	u8 part;			/* enum roce_msg_part */
 	u32 send_flags;
 	u32 imm_data;			/* network order */
+	u32 inv_rkey;			/* SEND_WITH_INV: the target invalidates it */
 	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
 	u32 src_qpn;
 	u32 dest_qpn;

@@ -31,6 +31,15 @@ static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
 		sqe->wr.atomic.swap = atomic_wr(wr)->swap;
 		sqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
 		return softrma_qp_is_ud(qp) ? -EINVAL : 0;
+	case ROCE_KIND_REG_MR:
+		/* The key's index names the MR the entry registers. */
+		if (reg_wr(wr)->key >> 8 != reg_wr(wr)->mr->lkey >> 8)
+			return -EINVAL;
+		sqe->wr.reg.key = reg_wr(wr)->key;
+		sqe->wr.reg.access = reg_wr(wr)->access;
+		return 0;
+	case ROCE_KIND_LOCAL_INV:
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -77,7 +86,7 @@ static int softrma_sqe_build(struct softrma_qp *qp, struct softrma_sqe *sqe,
 	sqe->wr_id = wr->wr_id;
 	sqe->opcode = wr->opcode;
 	sqe->send_flags = wr->send_flags;
-	sqe->imm_data = (__force u32)wr->ex.imm_data;
+	sqe->imm_data = (__force u32)wr->ex.imm_data;	/* or invalidate_rkey */
 	err = softrma_sqe_set_dest(qp, sqe, wr);
 	if (err)
 		return err;

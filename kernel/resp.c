@@ -102,6 +102,10 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 			cqe.imm_data = msg->imm_data;
 			cqe.wc_flags |= IB_WC_WITH_IMM;
 		}
+		if (op->inv) {
+			cqe.invalidate_rkey = msg->inv_rkey;
+			cqe.wc_flags |= SOFTRMA_WC_WITH_INV;
+		}
 		solicited |= !!(msg->send_flags & IB_SEND_SOLICITED);
 	}
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
@@ -354,7 +358,8 @@ static enum softrma_resp_result softrma_resp_place_write(struct softrma_qp *qp,
  * The payload of a SEND or WRITE, or of one part of it.  The memory is
  * checked before a receive is taken (a NAK leaves the receive posted), and
  * a receive must be there before anything moves (an RNR NAK leaves memory
- * untouched).  The last part completes the receive.
+ * untouched).  The last part invalidates the key a SEND with invalidate
+ * names, then completes the receive.
  */
 static enum softrma_resp_result softrma_resp_place(struct softrma_qp *qp,
 						   struct softrma_msg *msg)
@@ -390,6 +395,13 @@ static enum softrma_resp_result softrma_resp_place(struct softrma_qp *qp,
 		return res;
 	rs->offset += msg->local->length;
 
+	if (softrma_msg_ends(msg) && op->inv &&
+	    softrma_mr_invalidate(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				  msg->inv_rkey)) {
+		softrma_resp_complete_rqe(qp, msg, IB_WC_REM_INV_REQ_ERR, 0);
+		softrma_resp_end_msg(qp);
+		return SOFTRMA_RESP_NAK_INV_REQ;
+	}
 	if (softrma_msg_ends(msg) && op->recv &&
 	    !softrma_resp_complete_rqe(qp, msg, IB_WC_SUCCESS,
 				       send ? rs->offset : rs->length))

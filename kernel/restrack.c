@@ -79,8 +79,15 @@ int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u64(msg, "pinned_pages", mr->npages) ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova)) {
+	if (softrma_mr_is_fast_reg(mr) ?
+	    rdma_nl_put_driver_u64(msg, "mapped_pages", mr->npages) ||
+	    rdma_nl_put_driver_string(msg, "state",
+				      READ_ONCE(mr->valid) ? "valid" : "free") :
+	    rdma_nl_put_driver_u64(msg, "pinned_pages", mr->npages)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	if (rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

@@ -26,7 +26,9 @@ static struct softrma_seg softrma_seg_mr(struct softrma_mr *mr, u64 iova,
 					 u32 len)
 {
 	refcount_inc(&mr->ref);
-	return (struct softrma_seg) { .mr = mr, .addr = iova, .len = len };
+	return (struct softrma_seg) {
+		.mr = mr, .addr = iova, .key = mr->key, .len = len,
+	};
 }
 
 /*
@@ -140,17 +142,20 @@ static void softrma_sgl_exit(const struct softrma_sgl *sgl, u32 num)
 {
 	for (u32 i = 0; i < num; i++)
 		if (sgl->seg[i].mr)
-			softrma_users_put(&sgl->seg[i].mr->users);
+			softrma_mr_put(sgl->seg[i].mr);
 }
 
 /*
- * Begins an access to every MR of @sgl, which deregistration waits for;
- * false, with none begun, when one is deregistered already.
+ * Begins an access to every MR of @sgl, which deregistration and
+ * invalidation wait for; false, with none begun, when one is deregistered,
+ * invalidated or registered again since the list was made.
  */
 static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
 {
+	const struct softrma_seg *seg = sgl->seg;
+
 	for (u32 i = 0; i < sgl->num; i++) {
-		if (sgl->seg[i].mr && !softrma_users_get(&sgl->seg[i].mr->users)) {
+		if (seg[i].mr && !softrma_mr_enter(seg[i].mr, seg[i].key)) {
 			softrma_sgl_exit(sgl, i);
 			return false;
 		}
@@ -162,8 +167,8 @@ static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
  * The one place softrma moves payload: @len bytes from @src_off bytes into
  * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
  * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
- * deregistered (then nothing moves), or -EIO when a list does not hold
- * what the offsets and @len name.  May sleep.
+ * deregistered or invalidated (then nothing moves), or -EIO when a list
+ * does not hold what the offsets and @len name.  May sleep.
  */
 int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 			const struct softrma_sgl *src, u64 src_off, u64 len)

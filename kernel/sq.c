@@ -47,9 +47,6 @@ static enum ib_wc_status softrma_sq_set_dest(struct softrma_qp *qp,
 					      const struct softrma_sqe *sqe,
 					      struct softrma_msg *msg)
 {
-	if (!(roce_wr_op(msg->opcode)->qp_types &
-	      BIT(softrma_qp_transport(qp))))
-		return IB_WC_LOC_QP_OP_ERR;
 	if (softrma_qp_is_ud(qp))
 		return softrma_sq_set_datagram_dest(qp, sqe, msg);
 	softrma_sq_set_connected_dest(qp, msg);
@@ -89,12 +86,41 @@ static enum ib_wc_status softrma_sq_prepare_rma_ext(const struct softrma_sqe *sq
 						  IB_WC_SUCCESS;
 }
 
+/* Whether @qp may post @op: its type, and what only kernel consumers post. */
+static bool softrma_sq_posts(struct softrma_qp *qp, const struct roce_wr_op *op)
+{
+	return (op->qp_types & BIT(softrma_qp_transport(qp))) &&
+	       (!op->kernel || softrma_qp_is_kernel(qp));
+}
+
+/*
+ * REG_MR and LOCAL_INV, executed as the entry is taken: both transports
+ * take one only once everything before it has completed.
+ */
+static enum ib_wc_status softrma_sq_local_op(struct softrma_qp *qp,
+					      const struct softrma_sqe *sqe)
+{
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
+	int err;
+
+	if (roce_wr_op(sqe->opcode)->kind == ROCE_KIND_REG_MR)
+		err = softrma_mr_fast_reg(sdev, qp->ibqp.pd, sqe->wr.reg.key,
+					  sqe->wr.reg.access);
+	else
+		err = softrma_mr_invalidate(sdev, qp->ibqp.pd,
+					    sqe->invalidate_rkey);
+	return err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+}
+
 /**
  * softrma_sq_prepare() - The message of an SQ entry, for either transport.
  * @qp: the requester
  * @sqe: a kernel copy of the SQ entry
  * @msg: filled from @sqe and the opcode table
  * @sgl: @sqe's memory, resolved (and held) for @msg to name
+ *
+ * A local operation (proto/wr.c) is executed here, and its message is
+ * empty.
  *
  * Context: Process context, under @qp's sq_lock.
  * Return: IB_WC_SUCCESS, or the status the entry completes with.
@@ -116,6 +142,12 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 		.src_qpn = qp->ibqp.qp_num,
 		.local = sgl,
 	};
+	if (!softrma_sq_posts(qp, op))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (op->local)
+		return softrma_sq_local_op(qp, sqe);
+	if (op->inv)
+		msg->inv_rkey = sqe->invalidate_rkey;
 	status = softrma_sq_set_dest(qp, sqe, msg);
 	if (status != IB_WC_SUCCESS)
 		return status;
@@ -190,6 +222,12 @@ bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 	return true;
 }
 
+/* The kernel's IB_WC_REG_MR differs between kernels: the table has no number. */
+static u8 softrma_sq_wc_opcode(const struct roce_wr_op *op)
+{
+	return op->kind == ROCE_KIND_REG_MR ? IB_WC_REG_MR : op->wc_opcode;
+}
+
 /**
  * softrma_sq_complete() - Completes the SQ head, on either transport.
  * @qp: the requester
@@ -216,7 +254,7 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 		struct softrma_cqe cqe = {
 			.wr_id = sqe->wr_id,
 			.status = status,
-			.opcode = roce_wr_op(sqe->opcode)->wc_opcode,
+			.opcode = softrma_sq_wc_opcode(roce_wr_op(sqe->opcode)),
 			.byte_len = status == IB_WC_SUCCESS ? length : 0,
 			.qp_num = qp->ibqp.qp_num,
 		};

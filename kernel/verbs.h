@@ -131,11 +131,14 @@ struct softrma_ah {
 };
 
 /*
- * A user MR, or a DMA MR (no pages) over kernel virtual addresses.
- * Deregistration waits for the accesses in progress (users), which are
- * the CPU's own work, never for the network: WQEs and messages in flight
- * on the wire keep only the object (ref), and find the MR dead at their
- * next access.
+ * A user MR, a DMA MR (no pages) over kernel virtual addresses, or a kernel
+ * consumer's fast-registration MR, whose pages, range, access and key are
+ * given by ib_map_mr_sg() and an IB_WR_REG_MR, and which is valid from
+ * that work request until an invalidation.  Deregistration and
+ * invalidation wait for the accesses in progress (users), which are the
+ * CPU's own work, never for the network: WQEs and messages in flight on
+ * the wire keep only the object (ref), and find the MR dead or its key
+ * changed at their next access.
  */
 struct softrma_mr {
 	struct ib_mr ibmr;
@@ -146,6 +149,13 @@ struct softrma_mr {
 	u64 iova;
 	u64 length;
 	int access;
+	/*
+	 * The key that names it while it is valid; a fast-registration MR's
+	 * changes with each IB_WR_REG_MR.  Under the MR xarray's lock.
+	 */
+	u32 key;
+	bool valid;
+	u32 max_pages;			/* fast registration: of pages[] */
 	struct softrma_users users;	/* registration + accesses in progress */
 	refcount_t ref;			/* registration + scatter/gather lists */
 };
@@ -171,6 +181,11 @@ static inline void *softrma_mr_map(const struct softrma_mr *mr, u64 iova,
 	*page = mr->pages[pos >> PAGE_SHIFT];
 	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(pos));
 	return kmap_local_page(*page) + offset_in_page(pos);
+}
+
+static inline bool softrma_mr_is_fast_reg(const struct softrma_mr *mr)
+{
+	return mr->max_pages;
 }
 
 static inline void softrma_mr_unmap(void *addr, struct page *page)
@@ -350,6 +365,14 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *softrma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
+int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
+			int access);
+int softrma_mr_invalidate(struct softrma_dev *sdev, struct ib_pd *pd, u32 key);
+bool softrma_mr_enter(struct softrma_mr *mr, u32 key);
 void softrma_mr_put(struct softrma_mr *mr);
 void softrma_mr_unref(struct softrma_mr *mr);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,

@@ -103,7 +103,7 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	bool write = op->kind == ROCE_KIND_WRITE;
 	struct roce_pkt pkt = {
 		.opcode = roce_msg_op(write ? ROCE_MSG_WRITE : ROCE_MSG_SEND,
-				      op->imm, first, last),
+				      roce_wr_last_hdr(op), first, last),
 		.psn = wqe->next_psn,
 		.payload_len = min_t(u64, w->mtu, msg->length - off),
 		.ackreq = softrma_wire_ackreq(qp, last),
@@ -117,6 +117,7 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 	if (last) {
 		pkt.se = msg->send_flags & IB_SEND_SOLICITED;
 		pkt.imm = msg->imm_data;
+		pkt.inv_rkey = msg->inv_rkey;
 	}
 	softrma_wire_xmit(qp, &pkt, &wqe->sgl, off);
 	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
@@ -239,6 +240,8 @@ static bool softrma_wire_rd_atomic_full(struct softrma_qp *qp)
 static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 				 const struct softrma_wqe *wqe)
 {
+	if (roce_wr_op(wqe->msg.opcode)->local)
+		return 0;
 	if (softrma_wqe_waits_response(wqe) && !softrma_wqe_is_read(wqe))
 		return 1;
 	return roce_num_pkts(wqe->msg.length, qp->wire->mtu);
@@ -247,8 +250,8 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 /*
  * Takes the next posted SQ entry into the window and numbers its packets.
  * False when there is none, no room, the QP drains (SQD), or it has to wait
- * for those before it (a fence, max_rd_atomic, or PSNs that would span more
- * than half their space).
+ * for those before it (a fence, a local operation, max_rd_atomic, or PSNs
+ * that would span more than half their space).
  */
 static bool softrma_wire_take(struct softrma_qp *qp)
 {
@@ -261,7 +264,8 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	    !softrma_sq_fetch(qp, w->next_index, sqe))
 		return false;
 	/* A fence waits for everything before it, not only READs and atomics. */
-	if (taken && (sqe->send_flags & IB_SEND_FENCE))
+	if (taken && ((sqe->send_flags & IB_SEND_FENCE) ||
+		      roce_wr_op(sqe->opcode)->local))
 		return false;
 	if (roce_wr_op(sqe->opcode)->response &&
 	    softrma_wire_rd_atomic_full(qp))
@@ -300,6 +304,12 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 		if (i == w->next_index && !softrma_wire_take(qp))
 			break;
 		wqe = softrma_wire_wqe(qp, i);
+		/* A local operation, executed when taken, sends nothing. */
+		if (wqe->status == IB_WC_SUCCESS &&
+		    roce_wr_op(wqe->msg.opcode)->local) {
+			softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+			continue;
+		}
 		if (wqe->status != IB_WC_SUCCESS) {
 			if (i == qp->sq.index)
 				softrma_wire_complete_head(qp, wqe->status);

@@ -52,6 +52,7 @@ static bool softrma_wire_resp_msg(struct softrma_qp *qp,
 	*msg = (struct softrma_msg) {
 		.send_flags = pkt->se ? IB_SEND_SOLICITED : 0,
 		.imm_data = pkt->imm,
+		.inv_rkey = pkt->inv_rkey,
 		.qp_type = qp->ibqp.qp_type,
 		.src_qpn = qp->attr.dest_qp_num,
 		.remote_addr = pkt->va,

@@ -22,6 +22,7 @@ device/bad_input.sh
 device/link_cycles.sh
 device/netdev_unregister.sh
 device/reg_mr.sh
+device/ktest.sh
 device/limits.sh
 device/rc_ops.sh
 device/tools.sh

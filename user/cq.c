@@ -183,6 +183,8 @@ static uint8_t softrma_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 }
 
 /* The fields a softrma CQE has; timestamps, VLANs and flow tags it has not. */
+static_assert(SOFTRMA_WC_WITH_INV == IBV_WC_WITH_INV, "wc flags");
+
 #define SOFTRMA_WC_EX_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
 			     IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
 			     IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \

@@ -243,9 +243,8 @@ static int softrma_sqe_set_data(struct softrma_qp *qp, struct softrma_sqe *sqe,
 static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				  const struct ibv_send_wr *wr)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
+	switch (roce_wr_op(wr->opcode)->kind) {
+	case ROCE_KIND_SEND:
 		if (qp->ibqp.qp_type == IBV_QPT_UD) {
 			if (!wr->wr.ud.ah)
 				return EINVAL;
@@ -254,14 +253,12 @@ static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe
 					   wr->wr.ud.remote_qkey);
 		}
 		return 0;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_RDMA_READ:
+	case ROCE_KIND_WRITE:
+	case ROCE_KIND_READ:
 		sqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		sqe->wr.rdma.rkey = wr->wr.rdma.rkey;
 		return 0;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case ROCE_KIND_ATOMIC:
 		sqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
 		sqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		sqe->wr.atomic.swap = wr->wr.atomic.swap;
@@ -301,13 +298,15 @@ SOFTRMA_SAME(IBV_WR_SEND_WITH_IMM, ROCE_WR_SEND_WITH_IMM);
 SOFTRMA_SAME(IBV_WR_RDMA_READ, ROCE_WR_RDMA_READ);
 SOFTRMA_SAME(IBV_WR_ATOMIC_CMP_AND_SWP, ROCE_WR_ATOMIC_CMP_AND_SWP);
 SOFTRMA_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, ROCE_WR_ATOMIC_FETCH_AND_ADD);
+SOFTRMA_SAME(IBV_WR_LOCAL_INV, ROCE_WR_LOCAL_INV);
+SOFTRMA_SAME(IBV_WR_SEND_WITH_INV, ROCE_WR_SEND_WITH_INV);
 SOFTRMA_SAME(IBV_WR_ATOMIC_WRITE, ROCE_WR_ATOMIC_WRITE);
 SOFTRMA_SAME(SOFTRMA_WR_FLUSH, ROCE_WR_FLUSH);
 SOFTRMA_SAME(IBV_QPT_RC, ROCE_QPT_RC);
 SOFTRMA_SAME(IBV_QPT_UC, ROCE_QPT_UC);
 SOFTRMA_SAME(IBV_QPT_UD, ROCE_QPT_UD);
 
-/* Up to FETCH_AND_ADD, the bits of ibv_post_send opcodes line up. */
+/* Up to SEND_WITH_INV, the bits of ibv_post_send opcodes line up. */
 static_assert(IBV_QP_EX_WITH_SEND == 1 << IBV_WR_SEND, "send");
 static_assert(IBV_QP_EX_WITH_SEND_WITH_IMM == 1 << IBV_WR_SEND_WITH_IMM, "imm");
 static_assert(IBV_QP_EX_WITH_RDMA_WRITE == 1 << IBV_WR_RDMA_WRITE, "write");
@@ -318,6 +317,9 @@ static_assert(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP ==
 	      1 << IBV_WR_ATOMIC_CMP_AND_SWP, "cmp swap");
 static_assert(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD ==
 	      1 << IBV_WR_ATOMIC_FETCH_AND_ADD, "fetch add");
+static_assert(IBV_QP_EX_WITH_LOCAL_INV == 1 << IBV_WR_LOCAL_INV, "local inv");
+static_assert(IBV_QP_EX_WITH_SEND_WITH_INV == 1 << IBV_WR_SEND_WITH_INV,
+	      "send inv");
 
 /* The IBV_QP_EX_WITH_* bit of a work request opcode. */
 static uint64_t softrma_qp_ex_op(uint32_t opcode)
@@ -329,9 +331,12 @@ static uint64_t softrma_qp_ex_op(uint32_t opcode)
 	return 1ULL << opcode;
 }
 
+/* Kernel consumers' own operations (REG_MR, ...) are not the provider's. */
 static int softrma_opcode_posts_on(uint32_t opcode, enum ibv_qp_type type)
 {
-	return type < 8 && (roce_wr_op(opcode)->qp_types & 1u << type);
+	const struct roce_wr_op *op = roce_wr_op(opcode);
+
+	return type < 8 && (op->qp_types & 1u << type) && !op->kernel;
 }
 
 /*
@@ -369,7 +374,7 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 	sqe = softrma_sqe_claim(qp, wr->wr_id, wr->opcode, wr->send_flags);
 	if (!sqe)
 		return ENOMEM;
-	sqe->imm_data = wr->imm_data;
+	sqe->imm_data = wr->imm_data;		/* or invalidate_rkey */
 	if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
 		if (softrma_sqe_set_atomic_write(sqe, wr)) {
 			qp->sq.index--;

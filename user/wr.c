@@ -80,6 +80,14 @@ static void softrma_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
 		sqe->imm_data = imm_data;
 }
 
+static void softrma_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct softrma_sqe *sqe = softrma_wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (sqe)
+		sqe->invalidate_rkey = invalidate_rkey;
+}
+
 static void softrma_wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode,
 			    uint32_t rkey, uint64_t remote_addr,
 			    __be32 imm_data)
@@ -255,6 +263,8 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 	qpx->wr_abort = softrma_wr_abort;
 	qpx->wr_send = softrma_wr_send;
 	qpx->wr_send_imm = softrma_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = softrma_wr_send_inv;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE) {
 		qpx->wr_rdma_write = softrma_wr_rdma_write;
 		qpx->wr_rdma_write_imm = softrma_wr_rdma_write_imm;

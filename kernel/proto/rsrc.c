@@ -105,7 +105,7 @@ void roce_rsrc_answer(struct roce_rsrc *res, u32 mtu, struct roce_pkt *pkt,
 	switch (res->op) {
 	case ROCE_READ_REQ:
 		*off = (u64)i * mtu;
-		pkt->opcode = roce_msg_op(ROCE_MSG_READ_RESP, false,
+		pkt->opcode = roce_msg_op(ROCE_MSG_READ_RESP, 0,
 					  i == res->start, i == res->npsn - 1);
 		pkt->payload_len = res->len - *off < mtu ? res->len - *off : mtu;
 		break;

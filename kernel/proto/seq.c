@@ -1,29 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "seq.h"
 
-/* FIRST, MIDDLE, LAST, LAST with ImmDt, ONLY, ONLY with ImmDt. */
-static const u8 roce_msg_ops[][6] = {
-	[ROCE_MSG_SEND] = { ROCE_SEND_FIRST, ROCE_SEND_MIDDLE, ROCE_SEND_LAST,
-			    ROCE_SEND_LAST_IMM, ROCE_SEND_ONLY,
-			    ROCE_SEND_ONLY_IMM },
+/* FIRST, MIDDLE, then LAST and ONLY plain, with ImmDt and with IETH. */
+static const u8 roce_msg_ops[][8] = {
+	[ROCE_MSG_SEND] = { ROCE_SEND_FIRST, ROCE_SEND_MIDDLE,
+			    ROCE_SEND_LAST, ROCE_SEND_LAST_IMM,
+			    ROCE_SEND_LAST_INV, ROCE_SEND_ONLY,
+			    ROCE_SEND_ONLY_IMM, ROCE_SEND_ONLY_INV },
 	[ROCE_MSG_WRITE] = { ROCE_WRITE_FIRST, ROCE_WRITE_MIDDLE,
-			     ROCE_WRITE_LAST, ROCE_WRITE_LAST_IMM,
-			     ROCE_WRITE_ONLY, ROCE_WRITE_ONLY_IMM },
+			     ROCE_WRITE_LAST, ROCE_WRITE_LAST_IMM, 0,
+			     ROCE_WRITE_ONLY, ROCE_WRITE_ONLY_IMM, 0 },
 	[ROCE_MSG_READ_RESP] = { ROCE_READ_RESP_FIRST, ROCE_READ_RESP_MIDDLE,
-				 ROCE_READ_RESP_LAST, ROCE_READ_RESP_LAST,
-				 ROCE_READ_RESP_ONLY, ROCE_READ_RESP_ONLY },
+				 ROCE_READ_RESP_LAST, 0, 0,
+				 ROCE_READ_RESP_ONLY, 0, 0 },
 };
 
-u8 roce_msg_op(enum roce_msg msg, bool imm, bool first, bool last)
+u8 roce_msg_op(enum roce_msg msg, unsigned int ext, bool first, bool last)
 {
 	const u8 *ops = roce_msg_ops[msg];
+	unsigned int end = ext == ROCE_HDR_IMMDT ? 1 : ext == ROCE_HDR_IETH ? 2 : 0;
 
 	if (first && last)
-		return ops[4 + imm];
+		return ops[5 + end];
 	if (first)
 		return ops[0];
 	if (last)
-		return ops[2 + imm];
+		return ops[2 + end];
 	return ops[1];
 }
 

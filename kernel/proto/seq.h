@@ -37,9 +37,10 @@ static inline bool roce_psn_span_ok(u32 oldest, u32 end)
 
 /*
  * The operation (low 5 bits) of a packet of a message: @first and @last
- * say where it is; @imm whether the message carries immediate data.
+ * say where it is; @ext is the header its last packet adds, 0,
+ * ROCE_HDR_IMMDT or (SEND only) ROCE_HDR_IETH.
  */
-u8 roce_msg_op(enum roce_msg msg, bool imm, bool first, bool last);
+u8 roce_msg_op(enum roce_msg msg, unsigned int ext, bool first, bool last);
 
 /* True when operation @op may follow @prev (ROCE_OP_NONE between messages). */
 bool roce_seq_ok(u8 prev, u8 op);

@@ -17,6 +17,11 @@ static const struct roce_wr_op roce_wr_ops[] = {
 		.imm = true, .inline_ok = true, .wc_opcode = ROCE_WC_SEND,
 		.recv_wc_opcode = ROCE_WC_RECV,
 	},
+	[ROCE_WR_SEND_WITH_INV] = {
+		.kind = ROCE_KIND_SEND, .qp_types = RC, .recv = true,
+		.inv = true, .inline_ok = true, .wc_opcode = ROCE_WC_SEND,
+		.recv_wc_opcode = ROCE_WC_RECV,
+	},
 	[ROCE_WR_RDMA_WRITE] = {
 		.kind = ROCE_KIND_WRITE, .qp_types = RC | UC,
 		.remote_access = ROCE_ACCESS_REMOTE_WRITE, .inline_ok = true,
@@ -59,6 +64,14 @@ static const struct roce_wr_op roce_wr_ops[] = {
 		.remote_access = ROCE_ACCESS_REMOTE_WRITE,
 		.roce_op = ROCE_ATOMIC_WRITE, .wc_opcode = ROCE_WC_ATOMIC_WRITE,
 	},
+	[ROCE_WR_LOCAL_INV] = {
+		.kind = ROCE_KIND_LOCAL_INV, .qp_types = RC | UC | UD,
+		.local = true, .kernel = true, .wc_opcode = ROCE_WC_LOCAL_INV,
+	},
+	[ROCE_WR_REG_MR] = {
+		.kind = ROCE_KIND_REG_MR, .qp_types = RC | UC | UD,
+		.local = true, .kernel = true,
+	},
 };
 
 #define ROCE_WR_OPS (sizeof(roce_wr_ops) / sizeof(roce_wr_ops[0]))
@@ -86,6 +99,8 @@ static const struct {
 	PKT(ROCE_SEND_LAST_IMM, LAST, SEND_WITH_IMM),
 	PKT(ROCE_SEND_ONLY, WHOLE, SEND),
 	PKT(ROCE_SEND_ONLY_IMM, WHOLE, SEND_WITH_IMM),
+	PKT(ROCE_SEND_LAST_INV, LAST, SEND_WITH_INV),
+	PKT(ROCE_SEND_ONLY_INV, WHOLE, SEND_WITH_INV),
 	PKT(ROCE_WRITE_FIRST, FIRST, RDMA_WRITE),
 	PKT(ROCE_WRITE_MIDDLE, MIDDLE, RDMA_WRITE),
 	PKT(ROCE_WRITE_LAST, LAST, RDMA_WRITE),

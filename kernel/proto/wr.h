@@ -9,7 +9,7 @@
 #ifndef ROCE_PROTO_WR_H
 #define ROCE_PROTO_WR_H
 
-#include "types.h"
+#include "roce.h"
 
 enum roce_wr_opcode {
 	ROCE_WR_RDMA_WRITE = 0,
@@ -19,8 +19,11 @@ enum roce_wr_opcode {
 	ROCE_WR_RDMA_READ = 4,
 	ROCE_WR_ATOMIC_CMP_AND_SWP = 5,
 	ROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	ROCE_WR_LOCAL_INV = 7,
+	ROCE_WR_SEND_WITH_INV = 9,
 	ROCE_WR_FLUSH = 14,
 	ROCE_WR_ATOMIC_WRITE = 15,
+	ROCE_WR_REG_MR = 0x20,		/* the kernel's only: no uAPI number */
 };
 
 enum roce_qp_type {
@@ -42,6 +45,7 @@ enum roce_wc_opcode {
 	ROCE_WC_RDMA_READ = 2,
 	ROCE_WC_COMP_SWAP = 3,
 	ROCE_WC_FETCH_ADD = 4,
+	ROCE_WC_LOCAL_INV = 6,
 	ROCE_WC_FLUSH = 8,
 	ROCE_WC_ATOMIC_WRITE = 9,
 	ROCE_WC_RECV = 128,
@@ -60,6 +64,8 @@ enum roce_wr_kind {
 	ROCE_KIND_ATOMIC,		/* compare-and-swap, fetch-and-add */
 	ROCE_KIND_ATOMIC_WRITE,
 	ROCE_KIND_FLUSH,
+	ROCE_KIND_REG_MR,		/* fast registration of an MR */
+	ROCE_KIND_LOCAL_INV,
 };
 
 /* What a work request opcode is; a row of zeros when it is invalid. */
@@ -70,6 +76,13 @@ struct roce_wr_op {
 	u8 local_access;		/* of its SGEs: results land there */
 	bool recv;			/* consumes a receive at the target */
 	bool imm;			/* carries immediate data */
+	bool inv;			/* carries a key the target invalidates */
+	/*
+	 * Executed by the requester alone, in order, once everything before
+	 * it has completed: no message, no packet.
+	 */
+	bool local;
+	bool kernel;			/* posted by kernel consumers only */
 	bool inline_ok;			/* its SGEs' bytes may be inline */
 	/*
 	 * Answered with a response of its own rather than an ACK: it uses
@@ -78,11 +91,19 @@ struct roce_wr_op {
 	bool response;
 	u8 length;			/* if not 0: the only length it may have */
 	u8 roce_op;			/* of a one-packet request (READ, ...) */
-	u8 wc_opcode;			/* of the requester's completion */
+	u8 wc_opcode;			/* of the requester's completion, but
+					 * REG_MR's, whose number differs
+					 * between kernels */
 	u8 recv_wc_opcode;		/* of the receive it consumes */
 };
 
 const struct roce_wr_op *roce_wr_op(u32 opcode);
+
+/* The header the last packet of a SEND or WRITE adds: ImmDt, IETH or none. */
+static inline unsigned int roce_wr_last_hdr(const struct roce_wr_op *op)
+{
+	return op->imm ? ROCE_HDR_IMMDT : op->inv ? ROCE_HDR_IETH : 0;
+}
 
 /* Which part of its message a request is: on one host always the whole. */
 enum roce_msg_part {
@@ -95,8 +116,7 @@ enum roce_msg_part {
 /*
  * The work request opcode and the part of its message that a request
  * packet with operation @op (the low 5 bits of its opcode) carries; false
- * for one softrma does not execute (SEND with invalidate) and for what is
- * not a request.
+ * for what is not a request.
  */
 bool roce_wr_of_pkt(u8 op, u32 *opcode, u8 *part);
 

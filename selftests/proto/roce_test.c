@@ -214,10 +214,10 @@ static void test_icrc_rxe_flush(void)
 }
 
 /* Segments @npkts packets of @msg the way the requester does. */
-static void segment(enum roce_msg msg, bool imm, int npkts, u8 *ops)
+static void segment(enum roce_msg msg, unsigned int ext, int npkts, u8 *ops)
 {
 	for (int i = 0; i < npkts; i++)
-		ops[i] = roce_msg_op(msg, imm, i == 0, i == npkts - 1);
+		ops[i] = roce_msg_op(msg, ext, i == 0, i == npkts - 1);
 }
 
 static bool is_first_or_middle(u8 op)
@@ -229,26 +229,29 @@ static bool is_first_or_middle(u8 op)
 static void test_seq(void)
 {
 	static const enum roce_msg msgs[] = { ROCE_MSG_SEND, ROCE_MSG_WRITE };
+	static const unsigned int exts[] = { 0, ROCE_HDR_IMMDT, ROCE_HDR_IETH };
 	u8 ops[5];
 
 	/* Every segmented message is a valid sequence, whatever came before. */
 	for (int m = 0; m < 2; m++)
-		for (int imm = 0; imm < 2; imm++)
+		for (int e = 0; e < 3 - m; e++)	/* no WRITE with IETH */
 			for (int n = 1; n <= 5; n++) {
 				u8 prev = ROCE_OP_NONE;
 
-				segment(msgs[m], imm, n, ops);
+				segment(msgs[m], exts[e], n, ops);
 				for (int i = 0; i < n; i++) {
 					EXPECT(roce_seq_ok(prev, ops[i]),
-					       "msg %d imm %d: packet %d of %d (0x%x after 0x%x)",
-					       m, imm, i, n, ops[i], prev);
+					       "msg %d ext %#x: packet %d of %d (0x%x after 0x%x)",
+					       m, exts[e], i, n, ops[i], prev);
 					prev = roce_op_ends_msg(ops[i]) ? ROCE_OP_NONE : ops[i];
 				}
 				EXPECT(prev == ROCE_OP_NONE, "msg %d of %d ends", m, n);
 			}
-	EXPECT(roce_msg_op(ROCE_MSG_SEND, true, true, true) == ROCE_SEND_ONLY_IMM, "SEND_ONLY_IMM");
-	EXPECT(roce_msg_op(ROCE_MSG_WRITE, true, false, true) == ROCE_WRITE_LAST_IMM, "WRITE_LAST_IMM");
-	EXPECT(roce_msg_op(ROCE_MSG_READ_RESP, false, true, false) == ROCE_READ_RESP_FIRST, "READ_RESP_FIRST");
+	EXPECT(roce_msg_op(ROCE_MSG_SEND, ROCE_HDR_IMMDT, true, true) == ROCE_SEND_ONLY_IMM, "SEND_ONLY_IMM");
+	EXPECT(roce_msg_op(ROCE_MSG_SEND, ROCE_HDR_IETH, false, true) == ROCE_SEND_LAST_INV, "SEND_LAST_INV");
+	EXPECT(roce_msg_op(ROCE_MSG_SEND, ROCE_HDR_IETH, true, true) == ROCE_SEND_ONLY_INV, "SEND_ONLY_INV");
+	EXPECT(roce_msg_op(ROCE_MSG_WRITE, ROCE_HDR_IMMDT, false, true) == ROCE_WRITE_LAST_IMM, "WRITE_LAST_IMM");
+	EXPECT(roce_msg_op(ROCE_MSG_READ_RESP, 0, true, false) == ROCE_READ_RESP_FIRST, "READ_RESP_FIRST");
 
 	/* Exhaustively: inside a message only its continuation; between
 	 * messages anything but a continuation. */
@@ -298,26 +301,27 @@ static void test_seq(void)
 static void test_wr(void)
 {
 	static const u32 data_wrs[] = {
-		ROCE_WR_SEND, ROCE_WR_SEND_WITH_IMM,
+		ROCE_WR_SEND, ROCE_WR_SEND_WITH_IMM, ROCE_WR_SEND_WITH_INV,
 		ROCE_WR_RDMA_WRITE, ROCE_WR_RDMA_WRITE_WITH_IMM,
 	};
 	bool request[32] = { false };
 	u32 opcode;
 	u8 part;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		const struct roce_wr_op *op = roce_wr_op(data_wrs[i]);
-		enum roce_msg msg = op->kind == ROCE_KIND_SEND ? ROCE_MSG_SEND :
-								ROCE_MSG_WRITE;
+		bool send = op->kind == ROCE_KIND_SEND;
+		enum roce_msg msg = send ? ROCE_MSG_SEND : ROCE_MSG_WRITE;
 
 		for (int first = 0; first < 2; first++)
 			for (int last = 0; last < 2; last++) {
-				u8 pkt = roce_msg_op(msg, op->imm, first, last);
+				u8 pkt = roce_msg_op(msg, roce_wr_last_hdr(op), first, last);
 				u8 want = first ? (last ? ROCE_PART_WHOLE : ROCE_PART_FIRST) :
 					  (last ? ROCE_PART_LAST : ROCE_PART_MIDDLE);
-				u32 want_wr = data_wrs[i] & ~(u32)(!last && op->imm);
+				/* Only the last packet tells the variant. */
+				u32 want_wr = last ? data_wrs[i] :
+					      send ? ROCE_WR_SEND : ROCE_WR_RDMA_WRITE;
 
-				/* SEND_WITH_IMM 3 -> SEND 2, WRITE_WITH_IMM 1 -> WRITE 0 */
 				EXPECT(roce_wr_of_pkt(pkt, &opcode, &part) &&
 				       opcode == want_wr && part == want,
 				       "packet 0x%x: wr %u part %u", pkt, opcode, part);
@@ -339,8 +343,17 @@ static void test_wr(void)
 		EXPECT((pkt < 32 && request[pkt]) == roce_wr_of_pkt(pkt, &opcode, &part),
 		       "packet 0x%x is a request softrma executes: %d", pkt,
 		       pkt < 32 && request[pkt]);
-	EXPECT(roce_wr_op(7)->kind == ROCE_KIND_NONE && !roce_wr_op(7)->qp_types &&
+	EXPECT(roce_wr_op(8)->kind == ROCE_KIND_NONE && !roce_wr_op(8)->qp_types &&
 	       !roce_wr_op(0xffffffff)->qp_types, "invalid opcodes");
+	for (u32 wr = 0; wr <= ROCE_WR_REG_MR; wr++) {
+		const struct roce_wr_op *op = roce_wr_op(wr);
+
+		EXPECT(!op->local || (!op->roce_op && !op->recv && !op->response),
+		       "wr %u: a local operation sends nothing", wr);
+		EXPECT(!op->inv || (op->kind == ROCE_KIND_SEND &&
+				    op->qp_types == 1 << ROCE_QPT_RC),
+		       "wr %u: only RC SENDs invalidate (IBA 9.4.1.2)", wr);
+	}
 	EXPECT(roce_wr_op(ROCE_WR_SEND)->qp_types & 1 << ROCE_QPT_UD &&
 	       !(roce_wr_op(ROCE_WR_RDMA_WRITE)->qp_types & 1 << ROCE_QPT_UD) &&
 	       !(roce_wr_op(ROCE_WR_RDMA_READ)->qp_types & 1 << ROCE_QPT_UC),

@@ -26,7 +26,7 @@
 #define RC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
 #define WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
 		  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP)
 
@@ -344,9 +344,29 @@ TEST_F(ext, qp_with_local_inv_refused)
 	check_qp_refused(&self->cq, IBV_QP_EX_WITH_LOCAL_INV, "LOCAL_INV");
 }
 
-TEST_F(ext, qp_with_send_with_inv_refused)
+/*
+ * ibv_wr_send_inv() naming a memory region of user pages: only fast
+ * registrations (a kernel consumer's) can be invalidated, so b refuses
+ * it, as rdma_rxe does: b's receive and a's SEND complete in error.
+ */
+TEST_F(ext, send_with_inv_of_user_mr_refused)
 {
-	check_qp_refused(&self->cq, IBV_QP_EX_WITH_SEND_WITH_INV, "SEND_WITH_INV");
+	struct side *a = &self->a, *b = &self->b;
+	struct ibv_wc wc[1];
+
+	connect_sides(a, b);
+	post_recvs(b, 1);
+	ibv_wr_start(a->qpx);
+	a->qpx->wr_id = 1;
+	a->qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(a->qpx, b->mr->rkey);
+	ibv_wr_set_sge(a->qpx, a->mr->lkey, (uintptr_t)a->buf, 64);
+	CHECK_EQ(ibv_wr_complete(a->qpx), 0);
+	poll_n(a->cq, wc, 1);
+	CHECK_EQ(wc[0].status, IBV_WC_REM_INV_REQ_ERR);
+	poll_n(b->cq, wc, 1);
+	CHECK_EQ(wc[0].wr_id, 100);
+	CHECK_EQ(wc[0].status, IBV_WC_REM_INV_REQ_ERR);
 }
 
 TEST_F(ext, cq_with_completion_timestamps_refused)

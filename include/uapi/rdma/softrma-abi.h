@@ -75,7 +75,10 @@ struct softrma_sqe {
 	__u32 send_flags;	/* enum ib_uverbs_send_flags */
 	__u32 num_sge;
 	__u32 inline_len;	/* with IB_UVERBS_SEND_INLINE */
-	__u32 imm_data;		/* network order, passed through */
+	union {
+		__u32 imm_data;		/* network order, passed through */
+		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+	};
 	__u32 reserved;
 	union {
 		struct {
@@ -105,6 +108,10 @@ struct softrma_sqe {
 			__u16 reserved0;
 			__u32 reserved1;
 		} flush;
+		struct {			/* IB_WR_REG_MR: kernel QPs only */
+			__u32 key;		/* its index names the MR */
+			__u32 access;
+		} reg;
 		struct {
 			__u32 ah;		/* softrma_create_ah_resp.ah_num */
 			__u32 remote_qpn;
@@ -123,6 +130,9 @@ struct softrma_rqe {
 	struct softrma_sge sge[];
 };
 
+/* IBV_WC_WITH_INV: the kernel's IB_WC_WITH_INVALIDATE has another value. */
+#define SOFTRMA_WC_WITH_INV	(1 << 3)
+
 /*
  * CQ entry; values as in struct ibv_wc.  A UD receive carries IBV_WC_GRH,
  * and its first 40 bytes hold the network header of network_hdr_type.
@@ -133,7 +143,10 @@ struct softrma_cqe {
 	__u32 opcode;
 	__u32 vendor_err;
 	__u32 byte_len;
-	__u32 imm_data;		/* network order, passed through */
+	union {
+		__u32 imm_data;		/* network order, passed through */
+		__u32 invalidate_rkey;	/* with SOFTRMA_WC_WITH_INV */
+	};
 	__u32 qp_num;
 	__u32 src_qp;
 	__u32 wc_flags;
