@@ -133,7 +133,7 @@ for job in 4k:4 32k:8 128k:8 1m:8; do
 		--offset="${off}M" --size="${mb}M" --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --exitall_on_error > "/tmp/fio-$bs.log" 2>&1 ||
 		ulp_fail "fio bs=$bs: $(grep -iE 'error|verify|bad' "/tmp/fio-$bs.log" | head -n 3 | tr '\n' ' ')"
-	info "fio bs=$bs: ${mb} MiB written and verified at ${off} MiB: $(grep -E '^ +(WRITE|READ):' "/tmp/fio-$bs.log" |
+	info "fio bs=$bs: ${mb} MiB written and verified at ${off} MiB:$(grep -E '^ +(WRITE|READ):' "/tmp/fio-$bs.log" |
 		sed 's/,.*//' | tr -s ' ' | tr '\n' ';')"
 	off=$((off + mb))
 done
