@@ -14,7 +14,8 @@
 #    command's pages with fast registration.
 #  - fio writes and verifies (crc32c) with 4k to 1m blocks at queue depth 8
 #    on the new SCSI disk; random data written with O_DIRECT is compared
-#    with the LUN's backing file and read back and compared again.
+#    with the LUN's backing file and read back and compared again
+#    (ulp_check_block in selftests/ulp.sh).
 #  - logout, node records, iface and daemon gone, target removed through
 #    configfs, ib_iser, ib_isert and the LIO modules unloaded, no QP left.
 # On a device without fast registration ib_iser refuses it: login fails.
@@ -152,29 +153,7 @@ info "initiator: $session, $dev, max_sectors_kb $(cat "/sys/block/${dev#/dev/}/q
 	fail "no QPs of ib_iser and ib_isert on $ULP_DEV: $(ulp_kernel_qps)"
 expect_eq "$dev size" "$(blockdev --getsize64 "$dev")" $((LUN_MB << 20))
 
-off=0
-for job in 4k:4 32k:8 128k:8 1m:8; do
-	bs=${job%:*} mb=${job#*:}
-	timeout "$(bound 300)" fio --name="verify-$bs" --filename="$dev" \
-		--ioengine=libaio --direct=1 --iodepth=8 --rw=randwrite --bs="$bs" \
-		--offset="${off}M" --size="${mb}M" --verify=crc32c --do_verify=1 \
-		--verify_fatal=1 --exitall_on_error > "/tmp/fio-$bs.log" 2>&1 ||
-		ulp_fail "fio bs=$bs: $(grep -iE 'error|verify|bad' "/tmp/fio-$bs.log" | head -n 3 | tr '\n' ' ')"
-	info "fio bs=$bs: ${mb} MiB written and verified at ${off} MiB:$(grep -E '^ +(WRITE|READ):' "/tmp/fio-$bs.log" |
-		sed 's/,.*//' | tr -s ' ' | tr '\n' ';')"
-	off=$((off + mb))
-done
-
-ulp_random /tmp/iser-pattern $((6 << 20))
-at=40	# MiB
-timeout "$(bound 120)" dd if=/tmp/iser-pattern of="$dev" bs=512k seek=$((at * 2)) \
-	oflag=direct conv=fsync status=none || ulp_fail "dd to $dev"
-cmp -n $((6 << 20)) /tmp/iser-pattern "$WORK/lun0.img" 0 $((at << 20)) ||
-	fail "the LUN's backing file differs from what was written"
-timeout "$(bound 120)" dd if="$dev" of=/tmp/iser-back bs=256k skip=$((at * 4)) count=24 \
-	iflag=direct status=none || ulp_fail "dd from $dev"
-cmp /tmp/iser-pattern /tmp/iser-back || fail "read back over iSER: differs"
-info "6 MiB of random data: written, found in the LUN's file, read back: equal"
+ulp_check_block "$dev" "$WORK/lun0.img"
 
 trap - EXIT
 teardown 1

@@ -9,7 +9,7 @@
 #  - fio writes and verifies (crc32c in every block) with 4k, 32k, 128k and
 #    1m blocks at queue depth 8, so that the host registers multi-page
 #    scatter lists with fast registration and the target RDMA-reads and
-#    RDMA-writes them;
+#    RDMA-writes them (ulp_check_block in selftests/ulp.sh);
 #  - random data written through the block device with O_DIRECT is compared
 #    with the target's backing file, and read back over the fabric and
 #    compared again;
@@ -123,33 +123,7 @@ info "host: $ctrl ($(cat "/sys/class/nvme/$ctrl/transport") $(cat "/sys/class/nv
 	fail "not the host's and the target's QPs on $ULP_DEV: $(ulp_kernel_qps)"
 expect_eq "$dev size" "$(blockdev --getsize64 "$dev")" $((NS_MB << 20))
 
-# fio: write, then read everything back and check each block's crc32c,
-# each block size on a region of its own.
-off=0
-for job in 4k:4 32k:8 128k:8 1m:8; do
-	bs=${job%:*} mb=${job#*:}
-	timeout "$(bound 300)" fio --name="verify-$bs" --filename="$dev" \
-		--ioengine=libaio --direct=1 --iodepth=8 --rw=randwrite --bs="$bs" \
-		--offset="${off}M" --size="${mb}M" --verify=crc32c --do_verify=1 \
-		--verify_fatal=1 --exitall_on_error > "/tmp/fio-$bs.log" 2>&1 ||
-		ulp_fail "fio bs=$bs: $(grep -iE 'error|verify|bad' "/tmp/fio-$bs.log" | head -n 3 | tr '\n' ' ')"
-	info "fio bs=$bs: ${mb} MiB written and verified at ${off} MiB:$(grep -E '^ +(WRITE|READ):' "/tmp/fio-$bs.log" |
-		sed 's/,.*//' | tr -s ' ' | tr '\n' ';')"
-	off=$((off + mb))
-done
-
-# Random data through the block device, compared with what the target
-# stored, then read back over the fabric.
-ulp_random /tmp/nvme-pattern $((6 << 20))
-at=40	# MiB
-timeout "$(bound 120)" dd if=/tmp/nvme-pattern of="$dev" bs=512k seek=$((at * 2)) \
-	oflag=direct conv=fsync status=none || ulp_fail "dd to $dev"
-cmp -n $((6 << 20)) /tmp/nvme-pattern "$WORK/ns1.img" 0 $((at << 20)) ||
-	fail "the target's backing file differs from what was written"
-timeout "$(bound 120)" dd if="$dev" of=/tmp/nvme-back bs=256k skip=$((at * 4)) count=24 \
-	iflag=direct status=none || ulp_fail "dd from $dev"
-cmp /tmp/nvme-pattern /tmp/nvme-back || fail "read back over the fabric: differs"
-info "6 MiB of random data: written, found in the target's file, read back: equal"
+ulp_check_block "$dev" "$WORK/ns1.img"
 
 trap - EXIT
 teardown 1
