@@ -11,9 +11,13 @@
 # guest, so there it is e.g.
 #   selftests/vm/run -- env ULP_DEV_TYPE=rxe sh selftests/run_tests.sh device/nvme_rdma.sh
 #
-# All of these consumers register memory with fast registration (IB_WR_REG_MR
-# on MRs from ib_alloc_mr()) and refuse a device that does not advertise
-# IB_DEVICE_MEM_MGT_EXTENSIONS.
+# The initiators register memory with fast registration (IB_WR_REG_MR on MRs
+# from ib_alloc_mr()): nvme-rdma, xprtrdma (the NFS client) and ib_iser refuse
+# a device that does not advertise IB_DEVICE_MEM_MGT_EXTENSIONS ("Memory
+# registrations not supported", "'frwr' mode is not supported by device",
+# "IB device does not support memory registrations"); ib_srp falls back to
+# the PD's unsafe global rkey.  The targets (nvmet-rdma, svcrdma, ib_isert,
+# ib_srpt) use the rdma_rw API, which on RoCE registers nothing.
 
 ULP_DEV_TYPE=${1:-${ULP_DEV_TYPE:-softrma}}
 ULP_IP=10.9.0.1
@@ -43,7 +47,7 @@ ulp_dev_up() {
 		info "device under test: $ULP_DEV (fast registration: advertised)"
 	else
 		ULP_FRWR=no
-		info "device under test: $ULP_DEV (fast registration: NOT advertised, the consumer will refuse it)"
+		info "device under test: $ULP_DEV (fast registration: NOT advertised)"
 	fi
 }
 
