@@ -11,9 +11,9 @@ $SUDO apt-get update -qq
 
 # The kernel's own RDMA consumers (selftests/device/nvme_rdma.sh, nfs_rdma.sh,
 # iser.sh, srp.sh) are driven from user space by nvme-cli, fio, nfs-utils,
-# rpcbind, open-iscsi and srptools.  Where apt would start their daemons
-# (a host with an init), nothing here needs them running: the tests start
-# what they need inside the guest.
+# rpcbind and open-iscsi.  No daemon of theirs needs to run on this host:
+# the tests start what they need inside the guest (which boots this root
+# file system), by hand.
 
 # The newest 6.12 backport kernel that also has headers in the archive.
 k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
@@ -25,7 +25,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
 	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps man-db \
-	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi srptools"
+	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).
 [ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \
