@@ -9,6 +9,12 @@ export DEBIAN_FRONTEND=noninteractive
 
 $SUDO apt-get update -qq
 
+# The kernel's own RDMA consumers (selftests/device/nvme_rdma.sh, nfs_rdma.sh,
+# iser.sh, srp.sh) are driven from user space by nvme-cli, fio, nfs-utils,
+# rpcbind and open-iscsi.  No daemon of theirs needs to run on this host:
+# the tests start what they need inside the guest (which boots this root
+# file system), by hand.
+
 # The newest 6.12 backport kernel that also has headers in the archive.
 k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
 	sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) .*/\1/p' |
@@ -18,7 +24,8 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
-	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps man-db"
+	ibverbs-utils rdmacm-utils perftest iproute2 iputils-ping procps man-db \
+	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).
 [ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \
