@@ -158,8 +158,10 @@ done
 #                the server on each side in turn; once with rxe on the newest
 #                kernel, once on the oldest.
 #   rc_softrma:  the same with softrma on both guests.
+#   nvme_interop: softrma (a) and rdma_rxe (b): NVMe-oF on RDMA, the target
+#                on each side in turn, data verified.
 ka=${KVERS%% *} kb=${KVERS##* }
-wire_runs="rxe_capture:$ka:$kb ud_interop:$ka:$kb rc_interop:$ka:$kb rc_softrma:$ka:$kb"
+wire_runs="rxe_capture:$ka:$kb ud_interop:$ka:$kb rc_interop:$ka:$kb rc_softrma:$ka:$kb nvme_interop:$ka:$kb"
 [ "$ka" = "$kb" ] || wire_runs="$wire_runs rc_interop:$kb:$ka"
 for run in $wire_runs; do
 	t=${run%%:*} a=${run#*:} b=${run##*:}

@@ -30,6 +30,10 @@ device/ud_ops.sh
 device/ext_api.sh
 device/big_msg.sh
 device/rdma_cm.sh
+device/nvme_rdma.sh
+device/nfs_rdma.sh
+device/iser.sh
+device/srp.sh
 device/ud_wire.sh
 device/rc_wire.sh
 device/rc_lossy.sh
