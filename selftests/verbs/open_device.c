@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Open a softrma device with plain libibverbs calls and check what the
- * device, its port, GID table and PDs report; verbs the device does not
- * implement must fail with EOPNOTSUPP.
+ * device, its port, GID table and PDs report, and the QP depths it takes;
+ * verbs the device does not implement must fail with EOPNOTSUPP.
  *
  * usage: open_device DEV IPV4 ACTIVE_MTU_BYTES
  */
@@ -25,6 +25,8 @@ static void check_device(struct ibv_context *ctx)
 	CHECK(attr.node_guid != 0, "node_guid is zero");
 	CHECK_EQ(attr.sys_image_guid, attr.node_guid);
 	CHECK_EQ(attr.max_pkeys, 1);
+	/* IBTA A3.3.1: a vendor without an OUI of its own, as rdma_rxe. */
+	CHECK_EQ(attr.vendor_id, 0xffffff);
 	CHECK(attr.max_qp > 0 && attr.max_cq > 0, "max_qp %d max_cq %d",
 	      attr.max_qp, attr.max_cq);
 	CHECK(attr.max_sge >= 16, "max_sge %d", attr.max_sge);
@@ -36,6 +38,59 @@ static void check_device(struct ibv_context *ctx)
 	CHECK(attr.max_mr > 0, "max_mr %d", attr.max_mr);
 	CHECK(attr.max_mr_size >= 0x80000000ULL, "max_mr_size %#llx",
 	      (unsigned long long)attr.max_mr_size);
+}
+
+/*
+ * A QP of @type whose send or receive queue holds @send_wr or @recv_wr
+ * entries; the entries it was given, or -errno.
+ */
+static int create_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type,
+		     uint32_t send_wr, uint32_t recv_wr, struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = type, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = send_wr, .max_recv_wr = recv_wr,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		return -errno;
+	*cap = init.cap;
+	CHECK_EQ(ibv_destroy_qp(qp), 0);
+	return 0;
+}
+
+/*
+ * Queue depths from 0 (qperf's server has no send queue, its client no
+ * receive queue) to max_qp_wr, and one more refused.
+ */
+static void check_qp_depths(struct ibv_context *ctx)
+{
+	struct ibv_device_attr attr;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	uint32_t max;
+	struct ibv_qp_cap cap;
+
+	CHECK(pd && cq, "alloc_pd, create_cq");
+	CHECK_EQ(ibv_query_device(ctx, &attr), 0);
+	max = attr.max_qp_wr;
+	for (int t = 0; t < 2; t++) {
+		enum ibv_qp_type type = t ? IBV_QPT_UD : IBV_QPT_RC;
+
+		CHECK_EQ(create_qp(pd, cq, type, 0, 1024, &cap), 0);
+		CHECK(cap.max_recv_wr >= 1024, "max_recv_wr %u", cap.max_recv_wr);
+		CHECK_EQ(create_qp(pd, cq, type, 1024, 0, &cap), 0);
+		CHECK(cap.max_send_wr >= 1024, "max_send_wr %u", cap.max_send_wr);
+		CHECK_EQ(create_qp(pd, cq, type, max, max, &cap), 0);
+		CHECK(cap.max_send_wr >= max && cap.max_recv_wr >= max,
+		      "%u/%u of %u", cap.max_send_wr, cap.max_recv_wr, max);
+		CHECK_EQ(create_qp(pd, cq, type, max + 1, 1, &cap), -EINVAL);
+		CHECK_EQ(create_qp(pd, cq, type, 1, max + 1, &cap), -EINVAL);
+	}
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
 }
 
 static int mtu_bytes_of(enum ibv_mtu mtu)
@@ -127,6 +182,7 @@ int main(int argc, char **argv)
 	}
 	ctx = test_open_device(argv[1]);
 	check_device(ctx);
+	check_qp_depths(ctx);
 	check_port(ctx, atoi(argv[3]));
 	check_gid(ctx, argv[2]);
 	check_pds(ctx);
