@@ -407,23 +407,75 @@ TEST_F(rc, zero_based_mr)
 	CHECK_EQ(ibv_dereg_mr(zmr), 0);
 }
 
-/* ibv_rereg_mr is refused and leaves the MR as it was: a WRITE still lands. */
-TEST_F(rc, rereg_mr_refused)
+/* A WRITE of 100 bytes from a to @dst through @rkey: its completion. */
+static struct ibv_wc write_100(struct pair *p, char *dst, uint32_t rkey)
 {
-	struct pair *p = &self->p;
-	struct ibv_sge sge;
+	struct ibv_sge sge = { (uintptr_t)p->a.buf, 100, p->a.mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE };
 
-	pair_init(p, ALL_ACCESS, 0);
-	CHECK(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
-			   IBV_ACCESS_LOCAL_WRITE), "rereg_mr succeeded");
 	fill(p->a.buf, 100, 7);
-	sge = (struct ibv_sge) { (uintptr_t)p->a.buf, 100, p->a.mr->lkey };
-	wr.wr.rdma.remote_addr = (uintptr_t)p->b.buf;
-	wr.wr.rdma.rkey = p->b.mr->rkey;
-	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
-	CHECK(!memcmp(p->b.buf, p->a.buf, 100), "WRITE data");
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = rkey;
+	return post_wait(&p->a, &wr);
+}
+
+/*
+ * ibv_rereg_mr of the translation: b's MR covers other memory (a page in
+ * the middle of its buffer) under the keys it reports; WRITEs land there,
+ * and the memory it covered before is no longer reached.
+ */
+TEST_F(rc, rereg_mr_translation)
+{
+	struct pair *p = &self->p;
+	char *page;
+
+	pair_init(p, ALL_ACCESS, 7);
+	page = (char *)(((uintptr_t)p->b.buf + PAIR_BUF_LEN / 2) & ~4095UL);
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			      page, 4096, 0), 0);
+	CHECK_EQ(write_100(p, page + 3996, p->b.mr->rkey).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(page + 3996, p->a.buf, 100), "WRITE data");
+	CHECK_EQ(page[3995], 0);
+	CHECK_EQ(write_100(p, p->b.buf, p->b.mr->rkey).status,
+		 IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(p->b.buf[0], 0);
+}
+
+/* ibv_rereg_mr of the rights: a WRITE the MR no longer grants is refused. */
+TEST_F(rc, rereg_mr_access)
+{
+	struct pair *p = &self->p;
+
+	pair_init(p, ALL_ACCESS, 7);
+	CHECK_EQ(write_100(p, p->b.buf, p->b.mr->rkey).status, IBV_WC_SUCCESS);
+	memset(p->b.buf, 0, 100);
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ), 0);
+	CHECK_EQ(write_100(p, p->b.buf, p->b.mr->rkey).status,
+		 IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(p->b.buf[0], 0);
+}
+
+/*
+ * ibv_rereg_mr of the PD: the MR leaves b's PD, so a's WRITE to b is
+ * refused; moved back, the MR is b's to deregister.
+ */
+TEST_F(rc, rereg_mr_pd)
+{
+	struct pair *p = &self->p;
+	struct ibv_pd *pd2;
+
+	pair_init(p, ALL_ACCESS, 7);
+	pd2 = ibv_alloc_pd(ctx);
+	CHECK(pd2, "alloc_pd");
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
+	CHECK_EQ(write_100(p, p->b.buf, p->b.mr->rkey).status,
+		 IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(p->b.buf[0], 0);
+	CHECK(ibv_dealloc_pd(pd2) != 0, "a PD with an MR deallocated");
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_PD, p->b.pd, NULL, 0, 0), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd2), 0);
 }
 
 /*
