@@ -23,6 +23,7 @@
  *	local_inv_lkey_refused			LOC_QP_OP_ERR*	WR_FLUSH_ERR*
  *	send_with_inv_invalidates_rkey		REM_ACCESS_ERR	REM_ACCESS_ERR
  *	frwr_reregister_after_invalidate	REM_ACCESS_ERR	REM_ACCESS_ERR
+ *	frwr_map_while_valid_then_reregister	(not run on rdma_rxe yet)
  *	reg_mr_of_valid_mr_refused		LOC_QP_OP_ERR	WR_FLUSH_ERR*
  *	frwr_remote_read_only_write_refused	REM_ACCESS_ERR	REM_ACCESS_ERR
  *	frwr_write_past_length_refused		REM_ACCESS_ERR	REM_ACCESS_ERR
@@ -1021,6 +1022,36 @@ static int frwr_reregister_after_invalidate(struct kt *t)
 	       kt_write(t, &t->p, r, 0, 64, 18, old, IB_WC_REM_ACCESS_ERR);
 }
 
+/*
+ * As ib_srp does: the next registration's pages are mapped while the MR is
+ * still valid, then LOCAL_INV and REG_MR follow; the mapping waits for the
+ * REG_MR, and the old registration stays as it was until the LOCAL_INV.
+ */
+static int frwr_map_while_valid_then_reregister(struct kt *t)
+{
+	struct kt_region *r = &t->r[0];
+	struct ib_wc wc;
+	u32 old;
+	int ret;
+
+	ret = kt_region_two_pages(t, r, t->pd) ?:
+	      kt_reg_ok(t, &t->p, 1, r, KT_ACCESS_ALL) ?:
+	      kt_write(t, &t->p, r, 0, 4096, 22, r->mr->rkey, IB_WC_SUCCESS);
+	if (ret)
+		return ret;
+	old = r->mr->rkey;
+	ib_update_fast_reg_key(r->mr, ib_inc_rkey(old) & 0xff);
+	ret = kt_region_map(t, r, 512);
+	if (ret < 0)
+		return ret;
+	return kt_local_inv(t, &t->p, 1, old, &wc) ?:
+	       kt_status(t, "LOCAL_INV", &wc, IB_WC_SUCCESS, IB_WC_LOCAL_INV) ?:
+	       kt_reg_ok(t, &t->p, 1, r, KT_ACCESS_ALL) ?:
+	       kt_write(t, &t->p, r, 0, 4096 - 512, 23, r->mr->rkey, IB_WC_SUCCESS) ?:
+	       kt_read(t, &t->p, r, 0, 4096 - 512) ?:
+	       kt_write(t, &t->p, r, 0, 64, 24, old, IB_WC_REM_ACCESS_ERR);
+}
+
 /* A second pair in @pd writes through @r's rkey: @r is still registered. */
 static int kt_still_valid(struct kt *t, struct ib_pd *pd, struct kt_region *r,
 			  unsigned int seed)
@@ -1239,6 +1270,7 @@ static const struct kt_case kt_cases[] = {
 	KT_CASE(local_inv_lkey_refused, true),
 	KT_CASE(send_with_inv_invalidates_rkey, true),
 	KT_CASE(frwr_reregister_after_invalidate, true),
+	KT_CASE(frwr_map_while_valid_then_reregister, true),
 	KT_CASE(reg_mr_of_valid_mr_refused, true),
 	KT_CASE(frwr_remote_read_only_write_refused, true),
 	KT_CASE(frwr_write_past_length_refused, true),
