@@ -63,6 +63,7 @@ static int softrma_query_device(struct ib_device *ibdev,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = SOFTRMA_VENDOR_ID;
 	attr->max_pd = softrma_limit(SOFTRMA_OBJ_PD);
 	attr->max_mr = softrma_limit(SOFTRMA_OBJ_MR);
 	attr->max_mr_size = SOFTRMA_MAX_MR_SIZE;

@@ -30,6 +30,7 @@ struct softrma_dev;
 #define SOFTRMA_MAX_MCAST_GRP	8192
 #define SOFTRMA_MAX_MCAST_QP_ATTACH	56
 #define SOFTRMA_FW_VER		"0.1.0"
+#define SOFTRMA_VENDOR_ID	0xffffff	/* IBTA A3.3.1: no OUI of its own */
 
 /*
  * Memory a user object needs (rings, page arrays, wire state): charged to

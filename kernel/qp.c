@@ -108,7 +108,7 @@ void softrma_qp_put(struct softrma_qp *qp)
 
 static int softrma_qp_check_cap(const struct ib_qp_cap *cap)
 {
-	if (!cap->max_send_wr || cap->max_send_wr > SOFTRMA_MAX_QP_WR ||
+	if (cap->max_send_wr > SOFTRMA_MAX_QP_WR ||
 	    cap->max_recv_wr > SOFTRMA_MAX_QP_WR ||
 	    cap->max_send_sge > SOFTRMA_MAX_SGE ||
 	    cap->max_recv_sge > SOFTRMA_MAX_SGE ||
@@ -145,8 +145,8 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 		return -ENOMEM;
 
 	err = softrma_queue_init(&qp->sq, ibuc,
-				 roundup_pow_of_two(cap->max_send_wr), sq_stride,
-				 &resp->sq_mmap_key);
+				 roundup_pow_of_two(max(cap->max_send_wr, 1U)),
+				 sq_stride, &resp->sq_mmap_key);
 	if (err)
 		return err;
 	err = softrma_queue_init(&qp->rq, ibuc,
