@@ -158,6 +158,31 @@ err_free:
 }
 
 /*
+ * ibv_rereg_mr(): a new MR made of what changes and what stays, which the
+ * core puts in the old one's place (its handle) before it deregisters the
+ * old one.  The keys are new: the old ones name nothing once it returns.
+ */
+struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct softrma_mr *mr = to_smr(ibmr);
+
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	return softrma_reg_user_mr(pd, start, length, iova, access, udata);
+}
+
+/*
  * The MR behind a PD's local_dma_lkey: kernel consumers' SGEs carry kernel
  * virtual addresses (softrma has no DMA device: ib_uses_virt_dma()).
  */

@@ -364,6 +364,9 @@ void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr);
 struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 iova, int access,
+				    struct ib_pd *pd, struct ib_udata *udata);
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *softrma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			       u32 max_num_sg);

@@ -86,6 +86,7 @@ static const struct verbs_context_ops softrma_ctx_ops = {
 	.query_qp = softrma_query_qp,
 	.query_srq = softrma_query_srq,
 	.reg_mr = softrma_reg_mr,
+	.rereg_mr = softrma_rereg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 };
 

@@ -103,6 +103,8 @@ struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx);
 int softrma_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
+int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		     void *addr, size_t length, int access);
 int softrma_dereg_mr(struct verbs_mr *vmr);
 
 /* ah.c */

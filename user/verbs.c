@@ -89,6 +89,23 @@ struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/* The kernel makes a new MR: the keys change, the handle stays. */
+int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		     void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct {
+		struct ibv_rereg_mr ibv_cmd;
+		struct softrma_reg_mr_cmd drv;
+	} cmd = {};
+
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		cmd.drv.access = access & SOFTRMA_ACCESS_FLUSH;
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access & ~SOFTRMA_ACCESS_FLUSH, pd, &cmd.ibv_cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+}
+
 int softrma_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);

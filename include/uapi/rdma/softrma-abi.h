@@ -158,7 +158,10 @@ struct softrma_cqe {
 	__u8 network_hdr_type;	/* enum rdma_network_type, with IBV_WC_GRH */
 };
 
-/* Follows struct ib_uverbs_reg_mr; optional (an older provider sends none). */
+/*
+ * Follows struct ib_uverbs_reg_mr and struct ib_uverbs_rereg_mr; optional
+ * (an older provider sends none).
+ */
 struct softrma_reg_mr_cmd {
 	__u32 access;			/* SOFTRMA_ACCESS_FLUSH_* */
 	__u32 reserved;
