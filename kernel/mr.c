@@ -71,6 +71,7 @@ static int softrma_mr_assign_key(struct softrma_dev *sdev,
 
 static void softrma_mr_free(struct softrma_mr *mr)
 {
+	kvfree(mr->map_pages);
 	kvfree(mr->pages);
 	if (!IS_ERR_OR_NULL(mr->umem))
 		ib_umem_release(mr->umem);
@@ -226,7 +227,8 @@ struct ib_mr *softrma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages) {
+	mr->map_pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages || !mr->map_pages) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -249,15 +251,15 @@ static int softrma_mr_set_page(struct ib_mr *ibmr, u64 addr)
 	struct softrma_mr *mr = to_smr(ibmr);
 	void *va = (void *)(uintptr_t)addr;
 
-	if (mr->npages == mr->max_pages || !virt_addr_valid(va))
+	if (mr->map_npages == mr->max_pages || !virt_addr_valid(va))
 		return -EINVAL;
-	mr->pages[mr->npages++] = virt_to_page(va);
+	mr->map_pages[mr->map_npages++] = virt_to_page(va);
 	return 0;
 }
 
 /*
- * The pages of the next registration; an MR that is valid keeps its own.
- * Returns the number of @sg's entries mapped, as ib_map_mr_sg() does.
+ * The pages of the next registration.  Returns the number of @sg's entries
+ * mapped, as ib_map_mr_sg() does.
  */
 int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset)
@@ -265,12 +267,12 @@ int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	struct softrma_mr *mr = to_smr(ibmr);
 	int n;
 
-	if (READ_ONCE(mr->valid) || ibmr->page_size != PAGE_SIZE)
+	if (ibmr->page_size != PAGE_SIZE)
 		return -EINVAL;
-	mr->npages = 0;
+	mr->map_npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, softrma_mr_set_page);
 	/* Before ib_map_mr_sg_zbva() makes the iova 0. */
-	mr->page_offset = offset_in_page(ibmr->iova);
+	mr->map_page_offset = offset_in_page(ibmr->iova);
 	return n;
 }
 
@@ -281,8 +283,8 @@ int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * @key: the MR's new key: its index names the MR
  * @access: the rights it grants
  *
- * The MR, invalid, becomes valid over the pages, iova and length that
- * ib_map_mr_sg() gave it, under @key.
+ * The MR, invalid, becomes valid over the pages, iova and length that the
+ * last ib_map_mr_sg() gave it, under @key.
  *
  * Context: Any; takes the MR xarray's lock.
  * Return: 0, or -EINVAL when @key names no invalid fast-registration MR of
@@ -305,9 +307,14 @@ int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 	    mr->valid)
 		goto out;
 	len = mr->ibmr.length;
-	if (!len || len > ((u64)mr->npages << PAGE_SHIFT) - mr->page_offset ||
+	if (!len ||
+	    len > ((u64)mr->map_npages << PAGE_SHIFT) - mr->map_page_offset ||
 	    mr->ibmr.iova + len < mr->ibmr.iova)
 		goto out;
+	/* Invalid: no access is in progress, none begins. */
+	swap(mr->pages, mr->map_pages);
+	mr->npages = mr->map_npages;
+	mr->page_offset = mr->map_page_offset;
 	mr->iova = mr->ibmr.iova;
 	mr->length = len;
 	mr->access = access;

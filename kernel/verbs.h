@@ -155,7 +155,16 @@ struct softrma_mr {
 	 */
 	u32 key;
 	bool valid;
-	u32 max_pages;			/* fast registration: of pages[] */
+	/*
+	 * Fast registration: pages[] and map_pages[] hold max_pages each;
+	 * ib_map_mr_sg() fills map_pages[] for the next IB_WR_REG_MR, which
+	 * swaps it in, so that a consumer may map while the MR is still
+	 * valid and an invalidation is queued before the registration.
+	 */
+	u32 max_pages;
+	struct page **map_pages;
+	unsigned long map_npages;
+	unsigned int map_page_offset;
 	struct softrma_users users;	/* registration + accesses in progress */
 	refcount_t ref;			/* registration + scatter/gather lists */
 };
