@@ -23,7 +23,7 @@
  *	local_inv_lkey_refused			LOC_QP_OP_ERR*	WR_FLUSH_ERR*
  *	send_with_inv_invalidates_rkey		REM_ACCESS_ERR	REM_ACCESS_ERR
  *	frwr_reregister_after_invalidate	REM_ACCESS_ERR	REM_ACCESS_ERR
- *	frwr_map_while_valid_then_reregister	(not run on rdma_rxe yet)
+ *	frwr_map_while_valid_then_reregister	(not run)	REM_ACCESS_ERR
  *	reg_mr_of_valid_mr_refused		LOC_QP_OP_ERR	WR_FLUSH_ERR*
  *	frwr_remote_read_only_write_refused	REM_ACCESS_ERR	REM_ACCESS_ERR
  *	frwr_write_past_length_refused		REM_ACCESS_ERR	REM_ACCESS_ERR
