@@ -63,6 +63,19 @@ ulp_dev_down() {
 	timeout "$(bound 60)" modprobe -r rdma_rxe
 }
 
+# ulp_teardown_end STRICT PROBLEMS: how every ULP test's teardown ends: no
+# kernel QP left on the device, the test's tmpfs ($WORK) unmounted, the
+# device removed; with STRICT=1, PROBLEMS and what goes wrong here fail the
+# test.
+ulp_teardown_end() {
+	problems=$2
+	[ -z "$ULP_DEV" ] || [ -z "$(ulp_kernel_qps)" ] ||
+		problems="$problems; QPs left on $ULP_DEV: $(ulp_kernel_qps)"
+	mountpoint -q "$WORK" && umount "$WORK"
+	ulp_dev_down || problems="$problems; removing $ULP_DEV"
+	[ "$1" = 0 ] || [ -z "$problems" ] || fail "teardown${problems}"
+}
+
 # ulp_kernel_qps: the QPs on the device under test that kernel consumers
 # created (all but ib_core's own GSI QP), one line each.
 ulp_kernel_qps() {

@@ -84,11 +84,7 @@ teardown() {
 		problems="$problems; modprobe -r: $(grep -E '^(target|iscsi|ib_iser)' /proc/modules | cut -d' ' -f1,3,4 | tr '\n' ' ') $(ls $T $T/core 2>&1 | tr '\n' ' ')"
 	modprobe -r sd_mod 2>/dev/null
 	left=$(ulp_modules_gone $INITIATOR_MODULES $TARGET_MODULES) || problems="$problems; $left"
-	[ -z "$ULP_DEV" ] || [ -z "$(ulp_kernel_qps)" ] ||
-		problems="$problems; QPs left on $ULP_DEV: $(ulp_kernel_qps)"
-	mountpoint -q "$WORK" && umount "$WORK"
-	ulp_dev_down || problems="$problems; removing $ULP_DEV"
-	[ "$1" = 0 ] || [ -z "$problems" ] || fail "teardown${problems}"
+	ulp_teardown_end "$1" "$problems"
 }
 trap 'rc=$?; trap - EXIT; teardown 0; exit $rc' EXIT
 

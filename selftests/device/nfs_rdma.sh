@@ -95,11 +95,7 @@ teardown() {
 	ulp_wait 30 sh -c "modprobe -r $MODULES 2>/dev/null; ! grep -qE '^($(echo $MODULES | tr ' ' '|')) ' /proc/modules" ||
 		problems="$problems; modprobe -r: $(modprobe -r $MODULES 2>&1 | head -n 1)"
 	left=$(ulp_modules_gone $MODULES) || problems="$problems; $left"
-	[ -z "$ULP_DEV" ] || [ -z "$(ulp_kernel_qps)" ] ||
-		problems="$problems; QPs left on $ULP_DEV: $(ulp_kernel_qps)"
-	mountpoint -q "$WORK" && umount "$WORK"
-	ulp_dev_down || problems="$problems; removing $ULP_DEV"
-	[ "$1" = 0 ] || [ -z "$problems" ] || fail "teardown${problems}"
+	ulp_teardown_end "$1" "$problems"
 }
 trap 'rc=$?; trap - EXIT; teardown 0; exit $rc' EXIT
 

@@ -29,11 +29,7 @@ NS_MB=64
 # step that fails is reported as a failure.
 teardown() {
 	problems=$(nvme_host_down; nvme_target_down; nvme_modules_down)
-	[ -z "$ULP_DEV" ] || [ -z "$(ulp_kernel_qps)" ] ||
-		problems="$problems; QPs left on $ULP_DEV: $(ulp_kernel_qps)"
-	mountpoint -q "$WORK" && umount "$WORK"
-	ulp_dev_down || problems="$problems; removing $ULP_DEV"
-	[ "$1" = 0 ] || [ -z "$problems" ] || fail "teardown: $(echo $problems)"
+	ulp_teardown_end "$1" "${problems:+; $(echo $problems)}"
 }
 trap 'rc=$?; trap - EXIT; teardown 0; exit $rc' EXIT
 

@@ -80,11 +80,7 @@ teardown() {
 		problems="$problems; modprobe -r: $(modprobe -r $INITIATOR_MODULES $TARGET_MODULES 2>&1 | head -n 1)"
 	modprobe -r sd_mod 2>/dev/null
 	left=$(ulp_modules_gone $INITIATOR_MODULES $TARGET_MODULES) || problems="$problems; $left"
-	[ -z "$ULP_DEV" ] || [ -z "$(ulp_kernel_qps)" ] ||
-		problems="$problems; QPs left on $ULP_DEV: $(ulp_kernel_qps)"
-	mountpoint -q "$WORK" && umount "$WORK"
-	ulp_dev_down || problems="$problems; removing $ULP_DEV"
-	[ "$1" = 0 ] || [ -z "$problems" ] || fail "teardown${problems}"
+	ulp_teardown_end "$1" "$problems"
 }
 trap 'rc=$?; trap - EXIT; teardown 0; exit $rc' EXIT
 
