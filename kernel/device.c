@@ -85,8 +85,11 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SOFTRMA_MAX_SGE;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
 	attr->max_fast_reg_page_list_len = SOFTRMA_MAX_FAST_REG_PAGES;
+	attr->max_mw = softrma_limit(SOFTRMA_OBJ_MW);
 	attr->max_ah = softrma_limit(SOFTRMA_OBJ_AH);
 	attr->max_pkeys = 1;
 	attr->max_mcast_grp = SOFTRMA_MAX_MCAST_GRP;
@@ -220,16 +223,17 @@ static const struct ib_device_ops softrma_dev_ops = {
 
 	.alloc_hw_port_stats = softrma_alloc_hw_port_stats,
 	.alloc_mr = softrma_alloc_mr,
+	.alloc_mw = softrma_alloc_mw,
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
+	.attach_mcast = softrma_attach_mcast,
 	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
 	.create_qp = softrma_create_qp,
 	.create_srq = softrma_create_srq,
 	.create_user_ah = softrma_create_ah,
 	.dealloc_driver = softrma_dealloc_driver,
-	.attach_mcast = softrma_attach_mcast,
-	.detach_mcast = softrma_detach_mcast,
+	.dealloc_mw = softrma_dealloc_mw,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
 	.dereg_mr = softrma_dereg_mr,
@@ -265,6 +269,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softrma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, softrma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, softrma_srq, ibsrq),

@@ -24,6 +24,7 @@ static struct softrma_limit softrma_limits[SOFTRMA_OBJ_NUM] = {
 	[SOFTRMA_OBJ_CQ] = { .max = 0x10000, .ceiling = INT_MAX },
 	[SOFTRMA_OBJ_SRQ] = { .max = 0x10000, .ceiling = INT_MAX },
 	[SOFTRMA_OBJ_MR] = { .max = 0x100000, .ceiling = SOFTRMA_MR_INDEX_MAX },
+	[SOFTRMA_OBJ_MW] = { .max = 0x10000, .ceiling = SOFTRMA_MR_INDEX_MAX },
 	[SOFTRMA_OBJ_AH] = { .max = 0x10000, .ceiling = SOFTRMA_AH_NUM_MAX },
 };
 
@@ -63,6 +64,7 @@ SOFTRMA_LIMIT_PARAM(max_qp, SOFTRMA_OBJ_QP, "queue pairs (the GSI QP included)")
 SOFTRMA_LIMIT_PARAM(max_cq, SOFTRMA_OBJ_CQ, "completion queues");
 SOFTRMA_LIMIT_PARAM(max_srq, SOFTRMA_OBJ_SRQ, "shared receive queues");
 SOFTRMA_LIMIT_PARAM(max_mr, SOFTRMA_OBJ_MR, "memory regions");
+SOFTRMA_LIMIT_PARAM(max_mw, SOFTRMA_OBJ_MW, "memory windows");
 SOFTRMA_LIMIT_PARAM(max_ah, SOFTRMA_OBJ_AH, "address handles");
 
 u32 softrma_limit(enum softrma_obj obj)

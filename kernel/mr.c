@@ -27,7 +27,8 @@
 /* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_RELAXED_ORDERING | SOFTRMA_ACCESS_FLUSH)
+				 IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING | \
+				 SOFTRMA_ACCESS_FLUSH)
 
 static int softrma_mr_collect_pages(struct softrma_mr *mr)
 {
@@ -47,20 +48,21 @@ static int softrma_mr_collect_pages(struct softrma_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
-static int softrma_mr_assign_key(struct softrma_dev *sdev,
-				 struct softrma_mr *mr)
+/* Publishes @mr, an MR or a window (@obj), under a new key. */
+int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
+			  enum softrma_obj obj)
 {
 	u32 index;
 	int err;
 
-	err = softrma_obj_add(sdev, SOFTRMA_OBJ_MR);
+	err = softrma_obj_add(sdev, obj);
 	if (err)
 		return err;
 	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
 			      XA_LIMIT(1, SOFTRMA_MR_INDEX_MAX),
 			      &sdev->mr_next, GFP_KERNEL);
 	if (err < 0) {
-		softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
+		softrma_obj_del(sdev, obj);
 		return err == -EBUSY ? -ENOMEM : err;
 	}
 	mr->ibmr.lkey = index << 8 | get_random_u8();
@@ -72,7 +74,8 @@ static int softrma_mr_assign_key(struct softrma_dev *sdev,
 static void softrma_mr_free(struct softrma_mr *mr)
 {
 	kvfree(mr->map_pages);
-	kvfree(mr->pages);
+	if (!mr->mw_type)	/* a window's are its MR's */
+		kvfree(mr->pages);
 	if (!IS_ERR_OR_NULL(mr->umem))
 		ib_umem_release(mr->umem);
 	kfree(mr);
@@ -147,7 +150,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
 
-	err = softrma_mr_assign_key(sdev, mr);
+	err = softrma_mr_assign_key(sdev, mr, SOFTRMA_OBJ_MR);
 	if (err)
 		goto err_free;
 	trace_softrma_mr_reg(sdev, mr);
@@ -171,6 +174,9 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
+	/* As deregistration, not while windows are bound to it. */
+	if (atomic_read(&mr->windows))
+		return ERR_PTR(-EBUSY);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = mr->length;
@@ -200,7 +206,8 @@ struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->valid = true;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
-	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
+	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr,
+				    SOFTRMA_OBJ_MR);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -235,7 +242,8 @@ struct ib_mr *softrma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr->max_pages = max_num_sg;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
-	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr);
+	err = softrma_mr_assign_key(to_sdev(ibpd->device), mr,
+				    SOFTRMA_OBJ_MR);
 	if (err)
 		goto err_free;
 	return &mr->ibmr;
@@ -326,39 +334,55 @@ out:
 	return err;
 }
 
+/*
+ * Waits for the accesses to @mr that began before it was made invalid
+ * (under the MR xarray's lock); they find it invalid from then on.
+ */
+void softrma_mr_wait_users(struct softrma_mr *mr)
+{
+	might_sleep();
+	smp_mb();	/* invalid before the users are read: softrma_mr_enter() */
+	wait_var_event(&mr->users, refcount_read(&mr->users.count) <= 1);
+}
+
 /**
  * softrma_mr_invalidate() - Executes an IB_WR_LOCAL_INV or a remote one.
- * @sdev: the device
- * @pd: the invalidating QP's PD, which the MR must belong to
- * @key: the key the MR has
+ * @qp: the invalidating QP, of the MR's or window's PD
+ * @key: the key the MR or window has
  *
- * From the return on, no access through the MR's last key begins, and the
- * accesses in progress are done.  A memory region of user pages or the DMA
- * MR cannot be invalidated.
+ * From the return on, no access through the last key begins, and the
+ * accesses in progress are done.  A memory region of user pages, the DMA
+ * MR and a type 1 window cannot be invalidated.
  *
  * Context: Process context; sleeps until the accesses in progress are done.
- * Return: 0, or -EINVAL when @key names no fast-registration MR of @pd.
+ * Return: 0, or -EINVAL when @key names no fast-registration MR of @qp's
+ * PD or no type 2B window bound through @qp.
  */
-int softrma_mr_invalidate(struct softrma_dev *sdev, struct ib_pd *pd, u32 key)
+int softrma_mr_invalidate(struct ib_qp *qp, u32 key)
 {
+	struct softrma_dev *sdev = to_sdev(qp->device);
 	struct softrma_mr *mr;
+	int err;
 
 	xa_lock(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (!mr || !softrma_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
-	    mr->key != key) {
+	if (!mr || !(softrma_mr_is_fast_reg(mr) || mr->mw_type) ||
+	    mr->ibmr.pd != qp->pd || mr->key != key) {
 		xa_unlock(&sdev->mr_xa);
 		return -EINVAL;
 	}
-	WRITE_ONCE(mr->valid, false);
 	refcount_inc(&mr->ref);
-	xa_unlock(&sdev->mr_xa);
-
-	smp_mb();	/* invalid before the users are read: softrma_mr_enter() */
-	wait_var_event(&mr->users,
-		       refcount_read(&mr->users.count) <= 1);
+	if (mr->mw_type) {
+		xa_unlock(&sdev->mr_xa);
+		err = softrma_mw_invalidate(qp, mr, key);
+	} else {
+		WRITE_ONCE(mr->valid, false);
+		xa_unlock(&sdev->mr_xa);
+		softrma_mr_wait_users(mr);
+		err = 0;
+	}
 	softrma_mr_unref(mr);
-	return 0;
+	return err;
 }
 
 /*
@@ -369,7 +393,7 @@ bool softrma_mr_enter(struct softrma_mr *mr, u32 key)
 {
 	if (!softrma_users_get(&mr->users))
 		return false;
-	smp_mb();	/* in use before valid is read: softrma_mr_invalidate() */
+	smp_mb();	/* in use before valid is read: softrma_mr_wait_users() */
 	if (READ_ONCE(mr->valid) && READ_ONCE(mr->key) == key)
 		return true;
 	softrma_mr_put(mr);
@@ -379,10 +403,10 @@ bool softrma_mr_enter(struct softrma_mr *mr, u32 key)
 /* Ends an access; an invalidation may be waiting for it. */
 void softrma_mr_put(struct softrma_mr *mr)
 {
-	bool fast_reg = softrma_mr_is_fast_reg(mr);
+	bool invalidates = softrma_mr_is_fast_reg(mr) || mr->mw_type;
 
 	softrma_users_put(&mr->users);
-	if (fast_reg) {
+	if (invalidates) {
 		smp_mb__after_atomic();
 		wake_up_var(&mr->users);
 	}
@@ -399,27 +423,29 @@ void softrma_mr_unref(struct softrma_mr *mr)
 /*
  * Unpublishes the key and waits for the accesses in progress, which copy
  * at most one message on this CPU; after that nothing touches the memory.
- * Lists that still name the MR keep the object until they let go.
+ * Lists that still name the MR keep the object until they let go.  An MR
+ * that windows are bound to stays (IBA 10.6.7.2.6, as rdma_rxe).
  */
 int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct softrma_dev *sdev = to_sdev(ibmr->device);
 	struct softrma_mr *mr = to_smr(ibmr);
 
+	xa_lock(&sdev->mr_xa);
+	if (atomic_read(&mr->windows)) {
+		xa_unlock(&sdev->mr_xa);
+		return -EBUSY;
+	}
+	__xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
+	xa_unlock(&sdev->mr_xa);
 	trace_softrma_mr_dereg(sdev, mr);
-	xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
 	softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 	softrma_users_drain(&mr->users);
 	softrma_mr_unref(mr);
 	return 0;
 }
 
-/*
- * The MR that @key names, if it belongs to @pd, grants @access and covers
- * [iova, iova + len); with a reference the caller drops with
- * softrma_mr_put().  Returns NULL for a key that names nothing and
- * ERR_PTR(-EACCES) for any other failed check.
- */
+/* The valid MR or window @key names, in use; NULL when there is none. */
 static struct softrma_mr *softrma_mr_find(struct softrma_dev *sdev, u32 key)
 {
 	struct softrma_mr *mr;
@@ -433,35 +459,75 @@ static struct softrma_mr *softrma_mr_find(struct softrma_dev *sdev, u32 key)
 	return mr;
 }
 
+/* @mr, found, when @ok; ERR_PTR(-EACCES), out of use, when not. */
+static struct softrma_mr *softrma_mr_admit(struct softrma_mr *mr, bool ok)
+{
+	if (!mr || ok)
+		return mr;
+	softrma_mr_put(mr);
+	return ERR_PTR(-EACCES);
+}
+
+static bool softrma_mr_grants(const struct softrma_mr *mr, int access)
+{
+	return (mr->access & access) == access;
+}
+
+static bool softrma_mr_covers(const struct softrma_mr *mr, u64 iova, u64 len)
+{
+	return iova >= mr->iova && len <= mr->length &&
+	       iova - mr->iova <= mr->length - len;
+}
+
+/* Whether @qp reaches @mr remotely: its PD, and a type 2B window's QP. */
+static bool softrma_mr_reachable(const struct softrma_mr *mr,
+				 const struct ib_qp *qp)
+{
+	return mr->ibmr.pd == qp->pd &&
+	       (mr->mw_type != IB_MW_TYPE_2 || mr->qpn == qp->qp_num);
+}
+
+/**
+ * softrma_mr_get() - The MR a local key names, checked.
+ * @sdev: the device
+ * @pd: the PD it must belong to
+ * @key: an lkey: a window has none
+ * @iova: the start of the access
+ * @len: its length
+ * @access: the rights it needs
+ *
+ * Context: Any; takes the MR xarray's lock.
+ * Return: the MR, in use until softrma_mr_put(); NULL for a key that names
+ * nothing valid; ERR_PTR(-EACCES) for any other failed check.
+ */
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 				  u32 key, u64 iova, u64 len, int access)
 {
 	struct softrma_mr *mr = softrma_mr_find(sdev, key);
 
-	if (!mr)
-		return NULL;
-	if (mr->ibmr.pd != pd || (mr->access & access) != access ||
-	    iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len) {
-		softrma_mr_put(mr);
-		return ERR_PTR(-EACCES);
-	}
-	return mr;
+	return softrma_mr_admit(mr, mr && !mr->mw_type && mr->ibmr.pd == pd &&
+				    softrma_mr_grants(mr, access) &&
+				    softrma_mr_covers(mr, iova, len));
 }
 
-/* As softrma_mr_get(), for an operation on the whole MR (FLUSH of an MR). */
-struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
-					struct ib_pd *pd, u32 key, int access)
+/* As softrma_mr_get(), for an rkey (an MR's or a window's) and @qp. */
+struct softrma_mr *softrma_mr_get_remote(struct ib_qp *qp, u32 key, u64 iova,
+					 u64 len, int access)
 {
-	struct softrma_mr *mr = softrma_mr_find(sdev, key);
+	struct softrma_mr *mr = softrma_mr_find(to_sdev(qp->device), key);
 
-	if (!mr)
-		return NULL;
-	if (mr->ibmr.pd != pd || (mr->access & access) != access) {
-		softrma_mr_put(mr);
-		return ERR_PTR(-EACCES);
-	}
-	return mr;
+	return softrma_mr_admit(mr, mr && softrma_mr_reachable(mr, qp) &&
+				    softrma_mr_grants(mr, access) &&
+				    softrma_mr_covers(mr, iova, len));
+}
+
+/* As softrma_mr_get_remote(), for the whole MR or window (FLUSH of an MR). */
+struct softrma_mr *softrma_mr_get_whole(struct ib_qp *qp, u32 key, int access)
+{
+	struct softrma_mr *mr = softrma_mr_find(to_sdev(qp->device), key);
+
+	return softrma_mr_admit(mr, mr && softrma_mr_reachable(mr, qp) &&
+				    softrma_mr_grants(mr, access));
 }
 
 /* Serialises softrma's atomics with one another, as one HCA would. */

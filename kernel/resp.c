@@ -211,8 +211,8 @@ struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 {
 	struct softrma_mr *mr;
 
-	mr = softrma_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, va,
-			    length, roce_wr_op(wr_opcode)->remote_access);
+	mr = softrma_mr_get_remote(&qp->ibqp, rkey, va, length,
+				   roce_wr_op(wr_opcode)->remote_access);
 	return IS_ERR(mr) ? NULL : mr;
 }
 
@@ -396,8 +396,7 @@ static enum softrma_resp_result softrma_resp_place(struct softrma_qp *qp,
 	rs->offset += msg->local->length;
 
 	if (softrma_msg_ends(msg) && op->inv &&
-	    softrma_mr_invalidate(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-				  msg->inv_rkey)) {
+	    softrma_mr_invalidate(&qp->ibqp, msg->inv_rkey)) {
 		softrma_resp_complete_rqe(qp, msg, IB_WC_REM_INV_REQ_ERR, 0);
 		softrma_resp_end_msg(qp);
 		return SOFTRMA_RESP_NAK_INV_REQ;
@@ -501,7 +500,6 @@ static int softrma_flush_access(u8 type)
 static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 							const struct softrma_msg *msg)
 {
-	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	int access = softrma_flush_access(msg->flush_type);
 	u64 va = msg->remote_addr, len = msg->length;
 	struct softrma_mr *mr;
@@ -510,10 +508,10 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 	    (qp->attr.qp_access_flags & access) != access)
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	if (msg->flush_level == SOFTRMA_FLUSH_MR)
-		mr = softrma_mr_get_whole(sdev, qp->ibqp.pd, msg->rkey, access);
+		mr = softrma_mr_get_whole(&qp->ibqp, msg->rkey, access);
 	else
-		mr = softrma_mr_get(sdev, qp->ibqp.pd, msg->rkey, va, len,
-				    access);
+		mr = softrma_mr_get_remote(&qp->ibqp, msg->rkey, va, len,
+					   access);
 	if (IS_ERR_OR_NULL(mr))
 		return SOFTRMA_RESP_NAK_ACCESS;
 	if (msg->flush_level == SOFTRMA_FLUSH_MR) {

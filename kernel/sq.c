@@ -94,8 +94,8 @@ static bool softrma_sq_posts(struct softrma_qp *qp, const struct roce_wr_op *op)
 }
 
 /*
- * REG_MR and LOCAL_INV, executed as the entry is taken: both transports
- * take one only once everything before it has completed.
+ * REG_MR, LOCAL_INV and BIND_MW, executed as the entry is taken: both
+ * transports take one only once everything before it has completed.
  */
 static enum ib_wc_status softrma_sq_local_op(struct softrma_qp *qp,
 					      const struct softrma_sqe *sqe)
@@ -103,12 +103,18 @@ static enum ib_wc_status softrma_sq_local_op(struct softrma_qp *qp,
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	int err;
 
-	if (roce_wr_op(sqe->opcode)->kind == ROCE_KIND_REG_MR)
+	switch (roce_wr_op(sqe->opcode)->kind) {
+	case ROCE_KIND_REG_MR:
 		err = softrma_mr_fast_reg(sdev, qp->ibqp.pd, sqe->wr.reg.key,
 					  sqe->wr.reg.access);
-	else
-		err = softrma_mr_invalidate(sdev, qp->ibqp.pd,
-					    sqe->invalidate_rkey);
+		break;
+	case ROCE_KIND_BIND_MW:
+		return softrma_mw_bind(&qp->ibqp, sqe) ? IB_WC_MW_BIND_ERR :
+							 IB_WC_SUCCESS;
+	default:
+		err = softrma_mr_invalidate(&qp->ibqp, sqe->invalidate_rkey);
+		break;
+	}
 	return err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 }
 

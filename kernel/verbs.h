@@ -131,14 +131,15 @@ struct softrma_ah {
 };
 
 /*
- * A user MR, a DMA MR (no pages) over kernel virtual addresses, or a kernel
- * consumer's fast-registration MR, whose pages, range, access and key are
- * given by ib_map_mr_sg() and an IB_WR_REG_MR, and which is valid from
- * that work request until an invalidation.  Deregistration and
- * invalidation wait for the accesses in progress (users), which are the
- * CPU's own work, never for the network: WQEs and messages in flight on
- * the wire keep only the object (ref), and find the MR dead or its key
- * changed at their next access.
+ * What a key names: a user MR, a DMA MR (no pages) over kernel virtual
+ * addresses, a kernel consumer's fast-registration MR, whose pages, range,
+ * access and key are given by ib_map_mr_sg() and an IB_WR_REG_MR, and
+ * which is valid from that work request until an invalidation, or a memory
+ * window (mw.c), valid while bound.  Deregistration and invalidation wait
+ * for the accesses in progress (users), which are the CPU's own work,
+ * never for the network: WQEs and messages in flight on the wire keep only
+ * the object (ref), and find it dead or its key changed at their next
+ * access.
  */
 struct softrma_mr {
 	struct ib_mr ibmr;
@@ -165,9 +166,30 @@ struct softrma_mr {
 	struct page **map_pages;
 	unsigned long map_npages;
 	unsigned int map_page_offset;
+	/*
+	 * A memory window (mw_type set): bound, it lends its range of the MR
+	 * it is bound to (parent) that MR's pages, and a type 2B window
+	 * serves only the QP it was bound through (qpn).
+	 */
+	u8 mw_type;
+	struct softrma_mr *parent;
+	u32 qpn;
+	struct mutex bind_lock;		/* window: bind, invalidate, dealloc */
+	atomic_t windows;		/* MR: windows bound to it */
 	struct softrma_users users;	/* registration + accesses in progress */
 	refcount_t ref;			/* registration + scatter/gather lists */
 };
+
+/* The core's memory window; the key's object is the window proper. */
+struct softrma_mw {
+	struct ib_mw ibmw;
+	struct softrma_mr *win;
+};
+
+static inline struct softrma_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct softrma_mw, ibmw);
+}
 
 static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 {
@@ -383,18 +405,28 @@ int softrma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 			int access);
-int softrma_mr_invalidate(struct softrma_dev *sdev, struct ib_pd *pd, u32 key);
+int softrma_mr_invalidate(struct ib_qp *qp, u32 key);
+int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
+			  enum softrma_obj obj);
+void softrma_mr_wait_users(struct softrma_mr *mr);
 bool softrma_mr_enter(struct softrma_mr *mr, u32 key);
 void softrma_mr_put(struct softrma_mr *mr);
 void softrma_mr_unref(struct softrma_mr *mr);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 				  u32 key, u64 iova, u64 len, int access);
-struct softrma_mr *softrma_mr_get_whole(struct softrma_dev *sdev,
-					struct ib_pd *pd, u32 key, int access);
+struct softrma_mr *softrma_mr_get_remote(struct ib_qp *qp, u32 key, u64 iova,
+					 u64 len, int access);
+struct softrma_mr *softrma_mr_get_whole(struct ib_qp *qp, u32 key, int access);
 u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
 void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
 void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
+
+/* mw.c */
+int softrma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int softrma_dealloc_mw(struct ib_mw *ibmw);
+int softrma_mw_bind(struct ib_qp *qp, const struct softrma_sqe *sqe);
+int softrma_mw_invalidate(struct ib_qp *qp, struct softrma_mr *win, u32 key);
 
 /* cq.c */
 struct softrma_create_cq_arg;

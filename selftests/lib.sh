@@ -143,6 +143,16 @@ add_softrma0() {
 	wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID"
 }
 
+# add_rxe0: rdma_rxe's rxe0 on the dummy d0 with 10.9.0.1, where tests
+# check their expectations against rdma_rxe (removed at exit).
+add_rxe0() {
+	modprobe rdma_rxe || fail "modprobe rdma_rxe"
+	trap 'rdma link delete rxe0 2>/dev/null; modprobe -r rdma_rxe' EXIT
+	add_dummy d0 10.9.0.1/24
+	rdma link add rxe0 type rxe netdev d0 || fail "rdma link add rxe0"
+	wait_gid rxe0 "::ffff:10.9.0.1" || fail "no GID on rxe0"
+}
+
 # wire_up a|b: eth0 up on the two-guest link (selftests/wire/pair) with
 # 10.10.0.1 (a) or 10.10.0.2 (b); waits up to 60 s for the other guest.
 wire_up() {

@@ -28,6 +28,7 @@ device/rc_ops.sh
 device/tools.sh
 device/ud_ops.sh
 device/ext_api.sh
+device/mw.sh
 device/big_msg.sh
 device/rdma_cm.sh
 device/nvme_rdma.sh

@@ -258,6 +258,11 @@ struct ibv_rereg_mr {
 	struct ib_uverbs_rereg_mr core_payload;
 };
 
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_mw core_payload;
+};
+
 struct ibv_create_cq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_cq core_payload;
@@ -366,6 +371,11 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,

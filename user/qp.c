@@ -240,6 +240,21 @@ static int softrma_sqe_set_data(struct softrma_qp *qp, struct softrma_sqe *sqe,
 	return 0;
 }
 
+/* A bind of @mw, under its next key @rkey, to what @info names. */
+int softrma_sqe_set_bind(struct softrma_sqe *sqe, struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	if (!mw)
+		return EINVAL;
+	sqe->wr.bind.addr = info->addr;
+	sqe->wr.bind.length = info->length;
+	sqe->wr.bind.mw_key = mw->rkey;
+	sqe->wr.bind.new_key = rkey;
+	sqe->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	sqe->wr.bind.access = info->mw_access_flags;
+	return 0;
+}
+
 static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				  const struct ibv_send_wr *wr)
 {
@@ -263,6 +278,11 @@ static int softrma_sqe_set_remote(struct softrma_qp *qp, struct softrma_sqe *sqe
 		sqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		sqe->wr.atomic.swap = wr->wr.atomic.swap;
 		sqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+		return 0;
+	case ROCE_KIND_BIND_MW:
+		return softrma_sqe_set_bind(sqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+					    &wr->bind_mw.bind_info);
+	case ROCE_KIND_LOCAL_INV:
 		return 0;
 	default:
 		return EINVAL;
@@ -299,6 +319,10 @@ SOFTRMA_SAME(IBV_WR_RDMA_READ, ROCE_WR_RDMA_READ);
 SOFTRMA_SAME(IBV_WR_ATOMIC_CMP_AND_SWP, ROCE_WR_ATOMIC_CMP_AND_SWP);
 SOFTRMA_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, ROCE_WR_ATOMIC_FETCH_AND_ADD);
 SOFTRMA_SAME(IBV_WR_LOCAL_INV, ROCE_WR_LOCAL_INV);
+SOFTRMA_SAME(IBV_WR_BIND_MW, ROCE_WR_BIND_MW);
+SOFTRMA_SAME(IBV_WC_BIND_MW, ROCE_WC_BIND_MW);
+SOFTRMA_SAME(IBV_ACCESS_MW_BIND, ROCE_ACCESS_MW_BIND);
+SOFTRMA_SAME(IBV_ACCESS_ZERO_BASED, ROCE_ACCESS_ZERO_BASED);
 SOFTRMA_SAME(IBV_WR_SEND_WITH_INV, ROCE_WR_SEND_WITH_INV);
 SOFTRMA_SAME(IBV_WR_ATOMIC_WRITE, ROCE_WR_ATOMIC_WRITE);
 SOFTRMA_SAME(SOFTRMA_WR_FLUSH, ROCE_WR_FLUSH);
@@ -318,6 +342,7 @@ static_assert(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP ==
 static_assert(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD ==
 	      1 << IBV_WR_ATOMIC_FETCH_AND_ADD, "fetch add");
 static_assert(IBV_QP_EX_WITH_LOCAL_INV == 1 << IBV_WR_LOCAL_INV, "local inv");
+static_assert(IBV_QP_EX_WITH_BIND_MW == 1 << IBV_WR_BIND_MW, "bind mw");
 static_assert(IBV_QP_EX_WITH_SEND_WITH_INV == 1 << IBV_WR_SEND_WITH_INV,
 	      "send inv");
 
@@ -383,7 +408,8 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 		return 0;
 	}
 	if (softrma_sqe_set_remote(qp, sqe, wr) ||
-	    softrma_sqe_set_data(qp, sqe, wr, inline_src)) {
+	    (!roce_wr_op(wr->opcode)->local &&
+	     softrma_sqe_set_data(qp, sqe, wr, inline_src))) {
 		qp->sq.index--;
 		return EINVAL;
 	}
@@ -436,6 +462,35 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 out:
 	pthread_spin_unlock(&qp->sq_lock);
+	return ret;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 window's bind goes through the send queue; the
+ * window takes its next key now, and keeps it if the bind fails.
+ */
+int softrma_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		    struct ibv_mw_bind *bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = bind->bind_info,
+		},
+	};
+	struct ibv_send_wr *bad_wr;
+	int ret;
+
+	/* o10-36.2.2: a type 1 window is never zero-based. */
+	if (bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return EINVAL;
+	ret = softrma_post_send(ibqp, &wr, &bad_wr);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
 	return ret;
 }
 

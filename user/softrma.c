@@ -59,14 +59,17 @@ static void softrma_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops softrma_ctx_ops = {
+	.alloc_mw = softrma_alloc_mw,
 	.alloc_pd = softrma_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = softrma_bind_mw,
 	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
 	.create_cq_ex = softrma_create_cq_ex,
 	.create_qp = softrma_create_qp,
 	.create_qp_ex = softrma_create_qp_ex,
 	.create_srq = softrma_create_srq,
+	.dealloc_mw = softrma_dealloc_mw,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dereg_mr = softrma_dereg_mr,
 	.destroy_ah = softrma_destroy_ah,

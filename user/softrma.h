@@ -106,6 +106,8 @@ struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		     void *addr, size_t length, int access);
 int softrma_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *softrma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int softrma_dealloc_mw(struct ibv_mw *mw);
 
 /* ah.c */
 struct ibv_ah *softrma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -133,6 +135,8 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int softrma_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		    struct ibv_mw_bind *bind);
 int softrma_ring_post_recv(struct softrma_ring *rq, uint32_t max_sge,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int softrma_qp_can_send(struct softrma_qp *qp);
@@ -149,6 +153,8 @@ int softrma_sqe_set_sges(struct softrma_qp *qp, struct softrma_sqe *sqe,
 void softrma_sqe_set_ud(struct softrma_qp *qp, struct softrma_sqe *sqe,
 			struct ibv_ah *ah, uint32_t remote_qpn,
 			uint32_t remote_qkey);
+int softrma_sqe_set_bind(struct softrma_sqe *sqe, struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info);
 int softrma_sq_publish(struct softrma_qp *qp);
 
 /* wr.c */

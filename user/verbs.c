@@ -115,3 +115,33 @@ int softrma_dereg_mr(struct verbs_mr *vmr)
 	free(vmr);
 	return 0;
 }
+
+struct ibv_mw *softrma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int softrma_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}

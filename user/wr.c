@@ -88,6 +88,25 @@ static void softrma_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 		sqe->invalidate_rkey = invalidate_rkey;
 }
 
+static void softrma_wr_local_inv(struct ibv_qp_ex *qpx,
+				 uint32_t invalidate_rkey)
+{
+	struct softrma_sqe *sqe = softrma_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (sqe)
+		sqe->invalidate_rkey = invalidate_rkey;
+}
+
+static void softrma_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			       uint32_t rkey,
+			       const struct ibv_mw_bind_info *bind_info)
+{
+	struct softrma_sqe *sqe = softrma_wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (sqe && softrma_sqe_set_bind(sqe, mw, rkey, bind_info))
+		softrma_wr_fail(qpx_to_sqp(qpx), EINVAL);
+}
+
 static void softrma_wr_rdma(struct ibv_qp_ex *qpx, uint32_t opcode,
 			    uint32_t rkey, uint64_t remote_addr,
 			    __be32 imm_data)
@@ -265,6 +284,9 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 	qpx->wr_send_imm = softrma_wr_send_imm;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
 		qpx->wr_send_inv = softrma_wr_send_inv;
+	qpx->wr_local_inv = softrma_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = softrma_wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE) {
 		qpx->wr_rdma_write = softrma_wr_rdma_write;
 		qpx->wr_rdma_write_imm = softrma_wr_rdma_write_imm;

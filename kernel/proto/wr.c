@@ -66,7 +66,11 @@ static const struct roce_wr_op roce_wr_ops[] = {
 	},
 	[ROCE_WR_LOCAL_INV] = {
 		.kind = ROCE_KIND_LOCAL_INV, .qp_types = RC | UC | UD,
-		.local = true, .kernel = true, .wc_opcode = ROCE_WC_LOCAL_INV,
+		.local = true, .wc_opcode = ROCE_WC_LOCAL_INV,
+	},
+	[ROCE_WR_BIND_MW] = {
+		.kind = ROCE_KIND_BIND_MW, .qp_types = RC | UC, .local = true,
+		.wc_opcode = ROCE_WC_BIND_MW,
 	},
 	[ROCE_WR_REG_MR] = {
 		.kind = ROCE_KIND_REG_MR, .qp_types = RC | UC | UD,

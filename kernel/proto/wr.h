@@ -20,6 +20,7 @@ enum roce_wr_opcode {
 	ROCE_WR_ATOMIC_CMP_AND_SWP = 5,
 	ROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
 	ROCE_WR_LOCAL_INV = 7,
+	ROCE_WR_BIND_MW = 8,
 	ROCE_WR_SEND_WITH_INV = 9,
 	ROCE_WR_FLUSH = 14,
 	ROCE_WR_ATOMIC_WRITE = 15,
@@ -37,6 +38,8 @@ enum roce_access {
 	ROCE_ACCESS_REMOTE_WRITE = 2,
 	ROCE_ACCESS_REMOTE_READ = 4,
 	ROCE_ACCESS_REMOTE_ATOMIC = 8,
+	ROCE_ACCESS_MW_BIND = 16,
+	ROCE_ACCESS_ZERO_BASED = 32,
 };
 
 enum roce_wc_opcode {
@@ -45,6 +48,7 @@ enum roce_wc_opcode {
 	ROCE_WC_RDMA_READ = 2,
 	ROCE_WC_COMP_SWAP = 3,
 	ROCE_WC_FETCH_ADD = 4,
+	ROCE_WC_BIND_MW = 5,
 	ROCE_WC_LOCAL_INV = 6,
 	ROCE_WC_FLUSH = 8,
 	ROCE_WC_ATOMIC_WRITE = 9,
@@ -65,7 +69,8 @@ enum roce_wr_kind {
 	ROCE_KIND_ATOMIC_WRITE,
 	ROCE_KIND_FLUSH,
 	ROCE_KIND_REG_MR,		/* fast registration of an MR */
-	ROCE_KIND_LOCAL_INV,
+	ROCE_KIND_LOCAL_INV,		/* of an MR or a type 2B window */
+	ROCE_KIND_BIND_MW,
 };
 
 /* What a work request opcode is; a row of zeros when it is invalid. */

@@ -43,11 +43,7 @@ ktest() {
 }
 
 if [ "${KTEST_DEV_TYPE:-softrma}" = rxe ]; then
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-	trap 'rdma link delete rxe0 2>/dev/null; modprobe -r rdma_rxe' EXIT
-	add_dummy d0 10.9.0.1/24
-	rdma link add rxe0 type rxe netdev d0 || fail "rdma link add rxe0"
-	wait_gid rxe0 "::ffff:10.9.0.1" || fail "no GID on rxe0"
+	add_rxe0
 	ktest rxe0 rxe0
 	exit 0
 fi

@@ -329,19 +329,23 @@ TEST_F(ext, aborted_batch_posts_nothing)
 	check_nothing_posted(a, b);
 }
 
-/* A QP asking for @op (@name) among its send_ops_flags: EOPNOTSUPP. */
-static void check_qp_refused(struct ibv_cq_ex **cq, uint64_t op,
-			     const char *name)
+/*
+ * ibv_wr_local_inv() of a memory region of user pages: only fast
+ * registrations and type 2B windows can be invalidated.
+ */
+TEST_F(ext, local_inv_of_user_mr_refused)
 {
-	*cq = create_cq(WC_FLAGS);
-	CHECK(*cq, "create_cq_ex: %s", strerror(errno));
-	CHECK(!create_qp(*cq, op), "%s accepted", name);
-	CHECK_EQ(errno, EOPNOTSUPP);
-}
+	struct side *a = &self->a, *b = &self->b;
+	struct ibv_wc wc[1];
 
-TEST_F(ext, qp_with_local_inv_refused)
-{
-	check_qp_refused(&self->cq, IBV_QP_EX_WITH_LOCAL_INV, "LOCAL_INV");
+	connect_sides(a, b);
+	ibv_wr_start(a->qpx);
+	a->qpx->wr_id = 1;
+	a->qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(a->qpx, a->mr->rkey);
+	CHECK_EQ(ibv_wr_complete(a->qpx), 0);
+	poll_n(a->cq, wc, 1);
+	CHECK_EQ(wc[0].status, IBV_WC_LOC_QP_OP_ERR);
 }
 
 /*

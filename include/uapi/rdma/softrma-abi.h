@@ -108,6 +108,14 @@ struct softrma_sqe {
 			__u16 reserved0;
 			__u32 reserved1;
 		} flush;
+		struct {			/* IB_UVERBS_WR_BIND_MW */
+			__aligned_u64 addr;	/* in the MR: the window's start */
+			__aligned_u64 length;	/* 0: unbinds a type 1 window */
+			__u32 mw_key;		/* the window's key now */
+			__u32 new_key;		/* its key once bound: same index */
+			__u32 mr_lkey;
+			__u32 access;		/* IB_UVERBS_ACCESS_* */
+		} bind;
 		struct {			/* IB_WR_REG_MR: kernel QPs only */
 			__u32 key;		/* its index names the MR */
 			__u32 access;
