@@ -17,8 +17,8 @@ struct softrma_dev;
 #define SOFTRMA_MAX_MR_SIZE	(1ULL << 36)
 #define SOFTRMA_MAX_CQE		0x10000
 #define SOFTRMA_MAX_QP_WR	0x4000
-#define SOFTRMA_MAX_SGE		16
-#define SOFTRMA_MAX_INLINE	256
+#define SOFTRMA_MAX_SGE		32	/* as rdma_rxe */
+#define SOFTRMA_MAX_INLINE	512	/* as rdma_rxe */
 #define SOFTRMA_MAX_RD_ATOMIC	128
 #define SOFTRMA_FIRST_QPN	16	/* below: reserved (QP0, QP1) */
 #define SOFTRMA_MCAST_QPN	0xffffff	/* the destination of multicasts */

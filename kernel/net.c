@@ -367,7 +367,7 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	unsigned int headroom = LL_RESERVED_SPACE(dst->dev) +
 				SOFTRMA_NET_HEADROOM;
 	u32 len = pkt->payload_len;
-	struct softrma_sgl data;
+	SOFTRMA_SGL_ONE(data);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(headroom + hdr_len + len + pkt->pad + ROCE_ICRC_LEN,
@@ -487,7 +487,7 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 		.length = pkt->payload_len,
 	};
 	enum softrma_resp_result res;
-	struct softrma_sgl sgl;
+	SOFTRMA_SGL_ONE(sgl);
 	struct softrma_qp *qp;
 
 	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);

@@ -225,6 +225,9 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->post_lock);
 	INIT_DELAYED_WORK(&qp->rnr_work, softrma_sq_rnr_work);
 	INIT_WORK(&qp->work, softrma_qp_work);
+	softrma_sgl_init(&qp->sq_sgl, qp->sq_segs, SOFTRMA_MAX_SGE);
+	softrma_sgl_init(&qp->resp.rqe_sgl, qp->resp.rqe_segs, SOFTRMA_MAX_SGE);
+	softrma_sgl_init_one(&qp->resp.target);
 	softrma_users_init(&qp->users);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;

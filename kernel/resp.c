@@ -314,7 +314,7 @@ static enum softrma_resp_result softrma_resp_place_send(struct softrma_qp *qp,
 {
 	struct softrma_resp_state *rs = &qp->resp;
 	u8 hdr[ROCE_NET_HDR_LEN];
-	struct softrma_sgl hdr_sgl;
+	SOFTRMA_SGL_ONE(hdr_sgl);
 	u32 hdr_len = 0;
 
 	if (softrma_msg_begins(msg))
@@ -461,7 +461,7 @@ static enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
 							  struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
-	struct softrma_sgl value_sgl;
+	SOFTRMA_SGL_ONE(value_sgl);
 	struct softrma_mr *mr;
 	u64 value;
 
@@ -618,7 +618,7 @@ static enum softrma_resp_result softrma_resp_answer(struct softrma_qp *qp,
 {
 	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 	enum softrma_resp_result res = SOFTRMA_RESP_ACK;
-	struct softrma_sgl orig;
+	SOFTRMA_SGL_ONE(orig);
 
 	switch (op->kind) {
 	case ROCE_KIND_READ:

@@ -44,6 +44,8 @@ int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 
 	sgl->num = 0;
 	sgl->length = 0;
+	if (num > sgl->max)
+		return -EINVAL;
 	for (u32 i = 0; i < num; i++) {
 		if (!sge[i].length)
 			continue;

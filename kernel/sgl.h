@@ -26,11 +26,34 @@ struct softrma_seg {
 	u32 len;
 };
 
+/*
+ * The segments live where the list's owner keeps them (seg, max): one in
+ * the list itself (softrma_sgl_init_one(), SOFTRMA_SGL_ONE()) for a buffer
+ * or an MR the responder names, SOFTRMA_MAX_SGE beside the lists that
+ * resolve work requests' SGEs.
+ */
 struct softrma_sgl {
 	u32 num;
+	u32 max;
 	u64 length;
-	struct softrma_seg seg[SOFTRMA_MAX_SGE];
+	struct softrma_seg *seg;
+	struct softrma_seg one;
 };
+
+/* Declares @name, a list of at most one segment. */
+#define SOFTRMA_SGL_ONE(name) \
+	struct softrma_sgl name = { .max = 1, .seg = &(name).one }
+
+static inline void softrma_sgl_init(struct softrma_sgl *sgl,
+				    struct softrma_seg *seg, u32 max)
+{
+	*sgl = (struct softrma_sgl) { .seg = seg, .max = max };
+}
+
+static inline void softrma_sgl_init_one(struct softrma_sgl *sgl)
+{
+	softrma_sgl_init(sgl, &sgl->one, 1);
+}
 
 int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 			struct ib_pd *pd, const struct softrma_sge *sge,

@@ -253,6 +253,7 @@ struct softrma_resp_state {
 	u64 atomic_orig;		/* an atomic's answer: what was there */
 	bool rqe_held;			/* qp->rqe is out of its ring, ours */
 	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
+	struct softrma_seg rqe_segs[SOFTRMA_MAX_SGE];
 };
 
 struct softrma_qp {
@@ -272,6 +273,7 @@ struct softrma_qp {
 	bool kernel;			/* created by a kernel ULP: post.c posts */
 	bool dying;			/* destroy started: re-arm nothing */
 	struct softrma_sgl sq_sgl;	/* the SQ head's memory; sq_lock */
+	struct softrma_seg sq_segs[SOFTRMA_MAX_SGE];
 	struct softrma_resp_state resp;
 	struct softrma_av sq_av;	/* UD: the SQ head's destination */
 	struct softrma_av path;		/* RC, UC: the connection's GIDs */

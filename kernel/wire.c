@@ -26,8 +26,12 @@ int softrma_wire_create(struct softrma_qp *qp)
 		kvfree(w);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < SOFTRMA_WIRE_WQES; i++)
+	for (int i = 0; i < SOFTRMA_WIRE_WQES; i++) {
 		w->wqe[i].sqe = w->sqes + (size_t)i * qp->sq.stride;
+		softrma_sgl_init(&w->wqe[i].sgl, w->wqe[i].segs,
+				 SOFTRMA_MAX_SGE);
+	}
+	softrma_sgl_init_one(&w->resp.src);
 	w->qp = qp;
 	w->resp.last_op = ROCE_OP_NONE;
 	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);

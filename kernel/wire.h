@@ -36,6 +36,7 @@ struct softrma_wqe {
 	struct softrma_sqe *sqe;	/* kernel copy */
 	struct softrma_msg msg;		/* its request, prepared */
 	struct softrma_sgl sgl;		/* its local memory, held */
+	struct softrma_seg segs[SOFTRMA_MAX_SGE];
 	enum ib_wc_status status;	/* not SUCCESS: failed before sending */
 	u32 first_psn;
 	u32 last_psn;			/* READ: of its last response */

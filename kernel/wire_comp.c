@@ -202,7 +202,7 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 {
 	struct softrma_wqe *wqe = softrma_wire_responded(qp, pkt);
 	u32 mtu = qp->wire->mtu;
-	struct softrma_sgl data;
+	SOFTRMA_SGL_ONE(data);
 	u64 off;
 
 	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind == ROCE_KIND_ATOMIC)
@@ -232,7 +232,7 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 {
 	struct softrma_wqe *wqe = softrma_wire_responded(qp, pkt);
 	u64 orig = pkt->atomic_orig;
-	struct softrma_sgl data;
+	SOFTRMA_SGL_ONE(data);
 
 	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind != ROCE_KIND_ATOMIC)
 		return;

@@ -94,7 +94,7 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 {
 	u8 op = pkt->opcode & 0x1f;
 	enum softrma_resp_result res;
-	struct softrma_sgl data;
+	SOFTRMA_SGL_ONE(data);
 	struct softrma_msg msg;
 
 	if (!roce_seq_ok(qp->wire->resp.last_op, op) ||

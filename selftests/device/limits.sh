@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The object limits (module parameters max_pd, max_qp, max_cq, max_srq,
-# max_mr, max_ah): out-of-range values refused at load, the limits
+# max_mr, max_mw, max_ah): out-of-range values refused at load, the limits
 # advertised by query_device, and enforced with ENOMEM at exactly the limit,
 # counting the kernel's own objects.  Then the rings of a user QP are
 # charged to the creator's memory cgroup, and a cgroup's memory.max stops
@@ -11,11 +11,12 @@
 modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || fail "modprobe"
 expect_fail "max_qp=0" insmod "$SOFTRMA_KO" max_qp=0
 expect_fail "max_mr=2^24" insmod "$SOFTRMA_KO" max_mr=16777216
-insmod "$SOFTRMA_KO" max_pd=7 max_qp=9 max_cq=6 max_srq=5 max_mr=11 max_ah=4 ||
+expect_fail "max_mw=0" insmod "$SOFTRMA_KO" max_mw=0
+insmod "$SOFTRMA_KO" max_pd=7 max_qp=9 max_cq=6 max_srq=5 max_mr=11 max_mw=3 max_ah=4 ||
 	fail "insmod with limits"
 add_softrma0
 
-for f in pd:7 qp:9 cq:6 srq:5 mr:11 ah:4; do
+for f in pd:7 qp:9 cq:6 srq:5 mr:11 mw:3 ah:4; do
 	expect_eq "max_${f%:*} advertised" "$(devinfo_field softrma0 "max_${f%:*}")" "${f#*:}"
 done
 
@@ -27,7 +28,7 @@ held() {
 		grep -c 'comm \[ib_core\]')))
 	echo "${n:-0}"
 }
-for f in pd:7 qp:9 cq:6 srq:5 mr:11; do
+for f in pd:7 qp:9 cq:6 srq:5 mr:11 mw:3; do
 	kind=${f%:*}
 	"$SOFTRMA_BIN/limits" softrma0 fill "$kind" $((${f#*:} - $(held "$kind"))) ||
 		fail "$kind at its limit"

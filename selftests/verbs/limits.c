@@ -4,7 +4,7 @@
  * through plain libibverbs.
  *
  *   limits DEV fill KIND N      the device holds N more KIND (pd qp cq srq mr
- *                               ah) than before this program: creating them
+ *                               mw ah) than before this program: creating them
  *                               succeeds that often, then fails with ENOMEM;
  *                               one freed makes room for one more
  *   limits DEV rings N          creates up to N QPs with 2 x 16384-entry
@@ -23,8 +23,9 @@
 
 #define MAX_OBJS 100000
 
-enum kind { PD, QP, CQ, SRQ, MR, AH };
-static const char *const kind_names[] = { "pd", "qp", "cq", "srq", "mr", "ah" };
+enum kind { PD, QP, CQ, SRQ, MR, MW, AH };
+static const char *const kind_names[] = { "pd", "qp", "cq", "srq", "mr", "mw",
+					  "ah" };
 
 struct res {
 	struct ibv_context *ctx;
@@ -51,6 +52,7 @@ static void *create(struct res *r, enum kind kind)
 	case CQ: return ibv_create_cq(r->ctx, 1, NULL, NULL, 0);
 	case SRQ: return ibv_create_srq(r->pd, &srq_init);
 	case MR: return ibv_reg_mr(r->pd, r->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	case MW: return ibv_alloc_mw(r->pd, IBV_MW_TYPE_2);
 	case AH: return ibv_create_ah(r->pd, &r->ah_attr);
 	}
 	return NULL;
@@ -64,6 +66,7 @@ static int destroy(enum kind kind, void *obj)
 	case CQ: return ibv_destroy_cq(obj);
 	case SRQ: return ibv_destroy_srq(obj);
 	case MR: return ibv_dereg_mr(obj);
+	case MW: return ibv_dealloc_mw(obj);
 	case AH: return ibv_destroy_ah(obj);
 	}
 	return -1;

@@ -169,6 +169,79 @@ TEST_F(rc, write_inline)
 	CHECK(!memcmp(p->b.buf + GUARD, msg, sizeof(msg)), "inline write");
 }
 
+/* A SEND gathered from the most SGEs, scattered into the most. */
+TEST_F(rc, send_most_sges)
+{
+	struct ibv_sge sge[TEST_MAX_SGE], rsge[TEST_MAX_SGE];
+	struct ibv_recv_wr rwr = { .sg_list = rsge }, *rbad;
+	struct ibv_send_wr wr = { .sg_list = sge, .opcode = IBV_WR_SEND };
+	struct pair *p = &self->p;
+	uint32_t len = 100000;
+	char *src, *dst;
+
+	pair_init(p, ALL_ACCESS, 7);
+	src = p->a.buf + GUARD;
+	dst = p->b.buf + GUARD;
+	fill(src, len, 5);
+	wr.num_sge = split_sges(sge, TEST_MAX_SGE, src, len, p->a.mr);
+	rwr.num_sge = split_sges(rsge, TEST_MAX_SGE, dst, len, p->b.mr);
+	CHECK_EQ(wr.num_sge, TEST_MAX_SGE);
+	CHECK_EQ(rwr.num_sge, TEST_MAX_SGE);
+	CHECK_EQ(ibv_post_recv(p->b.qp, &rwr, &rbad), 0);
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK_EQ(test_poll_one(p->b.cq, 5).byte_len, len);
+	CHECK(!memcmp(src, dst, len), "data differs");
+}
+
+/* A WRITE of the most inline bytes. */
+TEST_F(rc, write_most_inline)
+{
+	struct pair *p = &self->p;
+	char msg[TEST_MAX_INLINE];
+	struct ibv_sge sge = { (uintptr_t)msg, sizeof(msg), 0 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_INLINE };
+
+	pair_init(p, ALL_ACCESS, 7);
+	fill(msg, sizeof(msg), 98);
+	wr.wr.rdma.remote_addr = (uintptr_t)p->b.buf + GUARD;
+	wr.wr.rdma.rkey = p->b.mr->rkey;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(p->b.buf + GUARD, msg, sizeof(msg)), "inline write");
+}
+
+/* What query_device advertises holds, and one more is refused. */
+TEST_F(rc, caps_past_the_limits_refused)
+{
+	struct ibv_device_attr attr;
+	struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_srq_init_attr srq_init = {
+		.attr = { .max_wr = 1, .max_sge = TEST_MAX_SGE + 1 } };
+	struct ibv_qp_init_attr bad;
+
+	CHECK_EQ(ibv_query_device(ctx, &attr), 0);
+	CHECK_EQ(attr.max_sge, TEST_MAX_SGE);
+	CHECK_EQ(attr.max_sge_rd, TEST_MAX_SGE);
+	CHECK_EQ(attr.max_srq_sge, TEST_MAX_SGE);
+	side_init(&self->p.a, NULL, ALL_ACCESS, NULL);
+	init.send_cq = init.recv_cq = self->p.a.cq;
+	bad = init;
+	bad.cap.max_send_sge = TEST_MAX_SGE + 1;
+	CHECK(!ibv_create_qp(self->p.a.pd, &bad), "%d send SGEs", TEST_MAX_SGE + 1);
+	bad = init;
+	bad.cap.max_recv_sge = TEST_MAX_SGE + 1;
+	CHECK(!ibv_create_qp(self->p.a.pd, &bad), "%d recv SGEs", TEST_MAX_SGE + 1);
+	bad = init;
+	bad.cap.max_inline_data = TEST_MAX_INLINE + 1;
+	CHECK(!ibv_create_qp(self->p.a.pd, &bad), "%d inline bytes",
+	      TEST_MAX_INLINE + 1);
+	CHECK(!ibv_create_srq(self->p.a.pd, &srq_init), "%d SRQ SGEs",
+	      TEST_MAX_SGE + 1);
+}
+
 /*
  * An atomic WR of @opcode on b's 8 bytes after the guard; the old value
  * lands in a's first 8.

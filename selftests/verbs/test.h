@@ -76,9 +76,13 @@ static inline int test_find_ipv4_gid(struct ibv_context *ctx, const char *ipv4)
 	FAIL("no GID for %s", ipv4);
 }
 
+/* The most SGEs and inline bytes a QP has on softrma (and rdma_rxe). */
+#define TEST_MAX_SGE	32
+#define TEST_MAX_INLINE	512
+
 /*
- * A connected (RC or UC) QP on @cq in INIT, with room for 16 SGEs and 256
- * inline bytes.
+ * A connected (RC or UC) QP on @cq in INIT, with room for TEST_MAX_SGE SGEs
+ * and TEST_MAX_INLINE inline bytes.
  */
 static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 					    struct ibv_srq *srq,
@@ -87,8 +91,9 @@ static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq
 	struct ibv_qp_init_attr init = {
 		.qp_type = type, .send_cq = cq, .recv_cq = cq, .srq = srq,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 16, .max_recv_sge = 16,
-			 .max_inline_data = 256 },
+			 .max_send_sge = TEST_MAX_SGE,
+			 .max_recv_sge = TEST_MAX_SGE,
+			 .max_inline_data = TEST_MAX_INLINE },
 	};
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -97,7 +102,8 @@ static inline struct ibv_qp *test_create_qp(struct ibv_pd *pd, struct ibv_cq *cq
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 
 	CHECK(qp, "create_qp: %s", strerror(errno));
-	CHECK(init.cap.max_inline_data >= 256, "max_inline %u", init.cap.max_inline_data);
+	CHECK(init.cap.max_inline_data >= TEST_MAX_INLINE, "max_inline %u",
+	      init.cap.max_inline_data);
 	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
 	return qp;
