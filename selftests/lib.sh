@@ -56,6 +56,8 @@ pair() {
 		grep -q "Can't produce a report" /tmp/client.log /tmp/server.log || break
 		info "$1: perftest could not calibrate its clock; once more"
 	done
+	sed 's/^/# client: /' /tmp/client.log
+	sed 's/^/# server: /' /tmp/server.log
 	fail "$1: client: $(tail -n 5 /tmp/client.log) / server: $(tail -n 3 /tmp/server.log)"
 }
 
