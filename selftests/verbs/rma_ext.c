@@ -260,6 +260,31 @@ TEST_F(rma, uc_qp_refuses_flush)
 	uc_refuses(SOFTRMADV_QP_EX_WITH_FLUSH, "FLUSH");
 }
 
+/*
+ * rdma-core 45 and later name FLUSH in send_ops_flags with
+ * IBV_QP_EX_WITH_FLUSH, 1 << 11 (libibverbs/verbs.h), which is what
+ * librpma passes: an RC QP with it is created, and FLUSHes.
+ */
+#define RDMA_CORE_QP_EX_WITH_FLUSH	(1ULL << 11)
+
+TEST_F_TIMEOUT(rma, qp_with_rdma_core_flush_bit, 60)
+{
+	struct conn *c = &self->c;
+
+	if (!a.softrma)
+		SKIP(return, NO_FLUSH, a_name());
+	c->qa = create_qp(&a, SEND_OPS | RDMA_CORE_QP_EX_WITH_FLUSH,
+			  DATA_ACCESS);
+	c->qb = create_qp(&b, IBV_QP_EX_WITH_RDMA_WRITE, FLUSH_QP_ACCESS);
+	test_connect_to(c->qa, a.gid_index, &b.gid, c->qb->qp_num, 7);
+	test_connect_to(c->qb, b.gid_index, &a.gid, c->qa->qp_num, 7);
+	c->qx = ibv_qp_to_qp_ex(c->qa);
+	ibv_wr_start(c->qx);
+	softrmadv_wr_flush(next_wr(c), b.mr->rkey, (uintptr_t)b.buf, 64,
+			   SOFTRMADV_FLUSH_GLOBAL, SOFTRMADV_FLUSH_RANGE);
+	run(c, IBV_WC_SUCCESS, fl_op);
+}
+
 /* ibv_post_send(IBV_WR_ATOMIC_WRITE): the 8 bytes are the one SGE's. */
 TEST_F_TIMEOUT(rma, atomic_write_through_post_send, 60)
 {
