@@ -27,7 +27,7 @@ extern "C" {
 /* The values of rdma-core 45's IBV_ACCESS_FLUSH_*, IBV_FLUSH_*, ... */
 #define SOFTRMADV_ACCESS_FLUSH_GLOBAL		(1 << 8)
 #define SOFTRMADV_ACCESS_FLUSH_PERSISTENT	(1 << 9)
-#define SOFTRMADV_QP_EX_WITH_FLUSH		(1ULL << 13)
+#define SOFTRMADV_QP_EX_WITH_FLUSH		(1ULL << 11)
 #define SOFTRMADV_WC_FLUSH			8
 
 enum softrmadv_flush_type {
