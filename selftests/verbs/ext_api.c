@@ -373,6 +373,32 @@ TEST_F(ext, send_with_inv_of_user_mr_refused)
 	CHECK_EQ(wc[0].status, IBV_WC_REM_INV_REQ_ERR);
 }
 
+/*
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS with no flag set asks for nothing
+ * (pyverbs sets the bit at random); a flag softrma lacks is refused.
+ */
+TEST_F(ext, qp_with_empty_create_flags)
+{
+	struct ibv_qp_init_attr_ex init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	self->cq = create_cq(WC_FLAGS);
+	CHECK(self->cq, "create_cq_ex: %s", strerror(errno));
+	init.send_cq = init.recv_cq = ibv_cq_ex_to_cq(self->cq);
+	qp = ibv_create_qp_ex(ctx, &init);
+	CHECK(qp, "create_qp_ex with create_flags 0: %s", strerror(errno));
+	CHECK_EQ(ibv_destroy_qp(qp), 0);
+	init.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	CHECK(!ibv_create_qp_ex(ctx, &init), "SCATTER_FCS accepted");
+	CHECK_EQ(errno, EOPNOTSUPP);
+}
+
 TEST_F(ext, cq_with_completion_timestamps_refused)
 {
 	CHECK(!create_cq(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP), "timestamps accepted");
