@@ -22,7 +22,8 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 }
 
 /* What ibv_create_qp_ex() offers beyond the kernel's create_qp. */
-#define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+#define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+			      IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 static int softrma_qp_map(struct softrma_qp *qp, int cmd_fd,
 			  const struct softrma_create_qp_resp *drv,
@@ -56,7 +57,10 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 	struct softrma_qp *qp;
 	int ret;
 
-	if (attr->comp_mask & ~SOFTRMA_QP_INIT_MASK) {
+	/* softrma has none of the create flags. */
+	if ((attr->comp_mask & ~SOFTRMA_QP_INIT_MASK) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
