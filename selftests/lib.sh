@@ -170,6 +170,21 @@ wire_up() {
 	fail "the other guest ($WIRE_PEER) does not answer"
 }
 
+# wire_dev_up a|b: after wire_up, dev0 on eth0: softrma on guest a; on
+# guest b rdma_rxe, or softrma when PEER=softrma.  $me: softrma or rxe.
+wire_dev_up() {
+	if [ "$1" = a ] || [ "${PEER:-rxe}" = softrma ]; then
+		load_softrma
+		rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
+		me=softrma
+	else
+		modprobe rdma_rxe || fail "modprobe rdma_rxe"
+		rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
+		me=rxe
+	fi
+	wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
+}
+
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID for the IPv4 or IPv6
 # address ADDR.
 gid_index() {

@@ -19,17 +19,8 @@ WORK=/tmp/ulp-nvme
 NS_MB=64
 
 wire_up "$role"
-if [ "$role" = a ] || [ "${PEER:-rxe}" = softrma ]; then
-	load_softrma
-	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
-	me=softrma
-else
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-	rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
-	me=rxe
-fi
+wire_dev_up "$role"
 ULP_DEV=dev0
-wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
 nvme_modules
 
 teardown() {

@@ -11,17 +11,8 @@
 
 role=$1
 wire_up "$role"
-if [ "$role" = a ] || [ "${PEER:-rxe}" = softrma ]; then
-	load_softrma
-	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
-	me=softrma
-else
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-	rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
-	me=rxe
-fi
+wire_dev_up "$role"
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
-wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
 gid=$(gid_index dev0 "$WIRE_ME")
 
 # result LOG: the line with the figures (perftest ends with a ruler).

@@ -8,14 +8,7 @@
 
 role=$1
 wire_up "$role"
-if [ "$role" = a ]; then
-	load_softrma
-	rdma link add dev0 type softrma netdev eth0 || fail "rdma link add softrma"
-else
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-	rdma link add dev0 type rxe netdev eth0 || fail "rdma link add rxe"
-fi
-wait_gid dev0 "::ffff:$WIRE_ME" || fail "no GID"
+PEER=rxe wire_dev_up "$role"
 gid=$(gid_index dev0 "$WIRE_ME")
 pp="ibv_ud_pingpong -d dev0 -g $gid -n 200 -s 1024"
 
