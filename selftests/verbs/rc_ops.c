@@ -11,7 +11,6 @@
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] rc_ops [HARNESS OPTIONS]
  * (-h: -l lists the cases, -v wire runs one variant, -r rc.wire.uc_send one case)
  */
-#include <poll.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -977,21 +976,6 @@ static void srq_send(struct srq_pairs *s, struct side *from, struct side *to,
 	      "SRQ receive %lu: data differs", (unsigned long)wc.wr_id);
 }
 
-/* Waits up to @ms for an async event; -1 when none came. */
-static int async_event(int ms)
-{
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&pfd, 1, ms) != 1)
-		return -1;
-	CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
-	type = ev.event_type;
-	ibv_ack_async_event(&ev);
-	return type;
-}
-
 /* Five SENDs, to b1 and b2 in turn: 5 of the 10 receives are left. */
 static void srq_send_five(struct srq_pairs *s)
 {
@@ -1026,13 +1010,13 @@ TEST_F(rc, srq_limit_event_once)
 	CHECK_EQ(attr.srq_limit, 5);
 
 	srq_send_five(s);		/* 5 left: not below 5 */
-	CHECK_EQ(async_event(200), -1);
+	CHECK_EQ(test_async_event(ctx, 200), -1);
 	srq_send(s, &s->a1, &s->b1, 7);	/* 4 left: below the limit */
-	CHECK_EQ(async_event(2000), IBV_EVENT_SRQ_LIMIT_REACHED);
+	CHECK_EQ(test_async_event(ctx, 2000), IBV_EVENT_SRQ_LIMIT_REACHED);
 	CHECK_EQ(ibv_query_srq(s->srq, &attr), 0);
 	CHECK_EQ(attr.srq_limit, 0);	/* disarmed */
 	srq_send(s, &s->a2, &s->b2, 9);
-	CHECK_EQ(async_event(200), -1);	/* fires once */
+	CHECK_EQ(test_async_event(ctx, 200), -1);	/* fires once */
 }
 
 /* b1 fails (a WRITE with a bad rkey): the SRQ still serves b2. */
@@ -1054,7 +1038,7 @@ TEST_F(rc, srq_survives_qp_error)
 	CHECK_EQ(ibv_poll_cq(s->b1.cq, 1, &wc), 0);	/* nothing flushed */
 	for (int i = 0; i < 3; i++)
 		srq_send(s, &s->a2, &s->b2, 64);
-	while (async_event(0) >= 0)
+	while (test_async_event(ctx, 0) >= 0)
 		;	/* e.g. the QP error event of b1 */
 }
 

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,6 +217,21 @@ static inline struct ibv_wc test_poll_one(struct ibv_cq *cq, int seconds)
 			FAIL("no completion within %d s", seconds);
 		sched_yield();
 	}
+}
+
+/* Waits up to @ms for an async event of @ctx: its type, or -1 when none came. */
+static inline int test_async_event(struct ibv_context *ctx, int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -1;
+	CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
+	type = ev.event_type;
+	ibv_ack_async_event(&ev);
+	return type;
 }
 
 /* The state @qp is in, as the kernel reports it. */
