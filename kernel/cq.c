@@ -11,24 +11,40 @@
 #include "compat.h"
 #include "verbs.h"
 
+/*
+ * A ring of @num entries for a CQ: struct softrma_cqe mapped into the
+ * process of @udata, or struct ib_wc for a kernel consumer.
+ */
+static int softrma_cq_queue_init(struct softrma_queue *q, u32 num,
+				 struct ib_udata *udata, u64 *mmap_key)
+{
+	struct softrma_ucontext *uctx;
+
+	if (!udata)
+		return softrma_queue_init(q, NULL, num, sizeof(struct ib_wc),
+					  NULL);
+	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
+	return softrma_queue_init(q, &uctx->ibuc, num,
+				  sizeof(struct softrma_cqe), mmap_key);
+}
+
+/* No request fields, and room for a response of @resp_len bytes. */
+static bool softrma_cq_udata_ok(struct ib_udata *udata, size_t resp_len)
+{
+	return ib_is_udata_cleared(udata, 0, udata->inlen) &&
+	       udata->outlen >= resp_len;
+}
+
 static int softrma_cq_init_queue(struct softrma_cq *cq, u32 num,
 				 struct ib_udata *udata)
 {
 	struct softrma_create_cq_resp resp = {};
-	struct softrma_ucontext *uctx;
 	int err;
 
-	if (!udata)
-		return softrma_queue_init(&cq->queue, NULL, num,
-					  sizeof(struct ib_wc), NULL);
-
-	if (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
-	    udata->outlen < sizeof(resp))
+	if (udata && !softrma_cq_udata_ok(udata, sizeof(resp)))
 		return -EINVAL;
-	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
-	err = softrma_queue_init(&cq->queue, &uctx->ibuc, num,
-				 sizeof(struct softrma_cqe), &resp.mmap_key);
-	if (err)
+	err = softrma_cq_queue_init(&cq->queue, num, udata, &resp.mmap_key);
+	if (err || !udata)
 		return err;
 	resp.num_entries = num;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -62,6 +78,51 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	ibcq->cqe = num;
 	return 0;
+}
+
+/**
+ * softrma_resize_cq - gives a CQ a new ring of at least @cqe entries
+ * @ibcq: the CQ, of a process or of a kernel consumer
+ * @cqe: the entries asked for
+ * @udata: the process's response: where to map the new ring
+ *
+ * The completions not polled yet move to the new ring in order, under the
+ * producer's lock.  The response goes out before the switch: one lost
+ * after it would leave the provider on a ring that nothing fills any more.
+ *
+ * Return: 0; -EINVAL when @cqe is out of range or below the completions
+ * the CQ holds; -EPROTO when the process's consumer index cannot be true.
+ */
+int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct softrma_resize_cq_resp resp = {};
+	struct softrma_cq *cq = to_scq(ibcq);
+	struct softrma_queue next;
+	unsigned long irqflags;
+	int err;
+
+	if (cqe < 1 || cqe > SOFTRMA_MAX_CQE)
+		return -EINVAL;
+	if (udata && !softrma_cq_udata_ok(udata, sizeof(resp)))
+		return -EINVAL;
+	err = softrma_cq_queue_init(&next, roundup_pow_of_two(cqe), udata,
+				    &resp.mmap_key);
+	if (err)
+		return err;
+	if (udata) {
+		resp.num_entries = next.num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	}
+	if (!err) {
+		spin_lock_irqsave(&cq->lock, irqflags);
+		err = softrma_queue_replace(&cq->queue, &next,
+					    SOFTRMA_KERNEL_PRODUCES, cqe);
+		if (!err)
+			ibcq->cqe = cq->queue.num;
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+	}
+	softrma_queue_destroy(&next);
+	return err;
 }
 
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)

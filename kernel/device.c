@@ -266,6 +266,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.reg_user_mr = softrma_reg_user_mr,
 	.req_notify_cq = softrma_req_notify_cq,
 	.rereg_user_mr = softrma_rereg_user_mr,
+	.resize_cq = softrma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, softrma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrma_cq, ibcq),

@@ -58,6 +58,50 @@ err_free:
 	return err;
 }
 
+/**
+ * softrma_queue_replace - moves a ring's entries in flight to a new ring
+ * @q: the ring
+ * @next: an empty ring of @q's stride from softrma_queue_init(); on success
+ *	the old ring, for the caller to destroy once unlocked
+ * @side: which of @q's indices is the kernel's
+ * @max: the most entries in flight the caller accepts
+ *
+ * The entries between the consumer and the producer index keep their
+ * indices in @next, so neither side's index changes: the other side goes
+ * on from its own once it uses @next.  The other side's index is read once.
+ *
+ * Context: the caller holds the lock of the kernel's side of @q.
+ *
+ * Return: 0, -EPROTO when the other side's index cannot be true, or -EINVAL
+ * when more than @max entries, or more than @next holds, are in flight.
+ */
+int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
+			  enum softrma_queue_side side, u32 max)
+{
+	u32 first, last, i;
+
+	if (side == SOFTRMA_KERNEL_PRODUCES) {
+		first = READ_ONCE(q->hdr->consumer);
+		last = q->index;
+	} else {
+		first = q->index;
+		last = smp_load_acquire(&q->hdr->producer);
+	}
+	if (last - first > q->num)
+		return -EPROTO;
+	if (last - first > min(max, next->num))
+		return -EINVAL;
+
+	for (i = first; i != last; i++)
+		memcpy(softrma_queue_entry(next, i), softrma_queue_entry(q, i),
+		       q->stride);
+	next->hdr->consumer = first;
+	next->hdr->producer = last;
+	next->index = side == SOFTRMA_KERNEL_PRODUCES ? last : first;
+	swap(*q, *next);
+	return 0;
+}
+
 /* For a user ring the buffer goes with the last reference to its entry. */
 void softrma_queue_destroy(struct softrma_queue *q)
 {

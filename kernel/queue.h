@@ -20,8 +20,16 @@ struct softrma_queue {
 	struct softrma_mmap_entry *mmap;
 };
 
+/* Which of a ring's indices is the kernel's. */
+enum softrma_queue_side {
+	SOFTRMA_KERNEL_PRODUCES,	/* CQ */
+	SOFTRMA_KERNEL_CONSUMES,	/* SQ, RQ, SRQ */
+};
+
 int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
 		       u32 num, u32 stride, u64 *mmap_key);
+int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
+			  enum softrma_queue_side side, u32 max);
 void softrma_queue_destroy(struct softrma_queue *q);
 
 static inline void *softrma_queue_entry(struct softrma_queue *q, u32 index)

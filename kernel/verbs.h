@@ -434,6 +434,7 @@ int softrma_mw_invalidate(struct ib_qp *qp, struct softrma_mr *win, u32 key);
 struct softrma_create_cq_arg;
 int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct softrma_create_cq_arg *arg);
+int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softrma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);

@@ -29,6 +29,7 @@ device/tools.sh
 device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh
+device/resize.sh
 device/big_msg.sh
 device/rdma_cm.sh
 device/nvme_rdma.sh

@@ -36,6 +36,30 @@ void softrma_ring_unmap(struct softrma_ring *ring)
 	munmap(ring->map, ring->map_len);
 }
 
+/*
+ * Moves @ring to the ring the kernel replaced it with (resize): the
+ * entries in flight kept their indices there, so ours carries on.  The
+ * kernel no longer uses the old ring, so when the new one cannot be mapped
+ * @ring becomes a ring of no entries, always empty and always full: polls
+ * find nothing and posts fail until the object is destroyed.
+ */
+int softrma_ring_remap(struct softrma_ring *ring, int cmd_fd, uint64_t key,
+		       uint32_t num, uint32_t stride, size_t entry_bytes)
+{
+	static struct softrma_ring_hdr none;
+	struct softrma_ring next;
+	int ret;
+
+	ret = softrma_ring_map(&next, cmd_fd, key, num, stride, entry_bytes);
+	if (ret)
+		next = (struct softrma_ring) { .hdr = &none };
+	else
+		next.index = ring->index;
+	softrma_ring_unmap(ring);
+	*ring = next;
+	return ret;
+}
+
 static int softrma_cq_map(struct softrma_cq *cq, int cmd_fd,
 			  const struct softrma_create_cq_resp *drv)
 {
@@ -257,6 +281,29 @@ err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+int softrma_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct {
+		struct ib_uverbs_resize_cq_resp ibv;
+		struct softrma_resize_cq_resp drv;
+	} resp;
+	struct softrma_cq *cq = to_scq(ibcq);
+	struct ibv_resize_cq cmd;
+	int ret;
+
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv,
+				sizeof(resp));
+	if (!ret)
+		ret = softrma_ring_remap(&cq->ring, ibcq->context->cmd_fd,
+					 resp.drv.mmap_key,
+					 resp.drv.num_entries,
+					 sizeof(struct softrma_cqe),
+					 sizeof(struct softrma_cqe));
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 int softrma_destroy_cq(struct ibv_cq *ibcq)

@@ -268,6 +268,11 @@ struct ibv_create_cq {
 	struct ib_uverbs_create_cq core_payload;
 };
 
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
+};
+
 struct ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_ex_cmd_hdr ex_hdr;
@@ -391,6 +396,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
@@ -460,6 +468,7 @@ static_assert(sizeof(struct ibv_alloc_pd) == 16, "ibv_alloc_pd");
 static_assert(sizeof(struct ibv_reg_mr) == 48, "ibv_reg_mr");
 static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
 static_assert(sizeof(struct ibv_create_cq) == 40, "ibv_create_cq");
+static_assert(sizeof(struct ibv_resize_cq) == 24, "ibv_resize_cq");
 static_assert(sizeof(struct ibv_create_qp) == 64, "ibv_create_qp");
 static_assert(sizeof(struct ibv_modify_qp) == 120, "ibv_modify_qp");
 static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");

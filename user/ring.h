@@ -45,6 +45,8 @@ static inline size_t softrma_rqe_bytes(uint32_t max_sge)
 /* EPROTO when the geometry does not hold entries of @entry_bytes. */
 int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 		     uint32_t num, uint32_t stride, size_t entry_bytes);
+int softrma_ring_remap(struct softrma_ring *ring, int cmd_fd, uint64_t key,
+		       uint32_t num, uint32_t stride, size_t entry_bytes);
 void softrma_ring_unmap(struct softrma_ring *ring);
 
 static inline void *softrma_ring_entry(struct softrma_ring *ring, uint32_t index)

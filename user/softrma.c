@@ -91,6 +91,7 @@ static const struct verbs_context_ops softrma_ctx_ops = {
 	.reg_mr = softrma_reg_mr,
 	.rereg_mr = softrma_rereg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.resize_cq = softrma_resize_cq,
 };
 
 static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,

@@ -119,6 +119,7 @@ struct ibv_cq *softrma_create_cq(struct ibv_context *ctx, int cqe,
 				 int comp_vector);
 struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
 				       struct ibv_cq_init_attr_ex *attr);
+int softrma_resize_cq(struct ibv_cq *ibcq, int cqe);
 int softrma_destroy_cq(struct ibv_cq *ibcq);
 int softrma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Fast registration and invalidation through kernel verbs, as NVMe-oF, iSER
-# and NFS/RDMA use them: selftests/kmod/softrma_ktest.c, a module whose init
-# runs its cases against one device and logs them as KTAP (shown here).  On
-# softrma0 it runs twice, on the local transport (force_wire=0) and in
-# RoCEv2 packets (force_wire=1).  No case may fail or skip, and the kernel
-# log must show no warning.
+# and NFS/RDMA use them, and ib_resize_cq() of kernel CQs:
+# selftests/kmod/softrma_ktest.c, a module whose init runs its cases against
+# one device and logs them as KTAP (shown here).  On softrma0 it runs twice,
+# on the local transport (force_wire=0) and in RoCEv2 packets
+# (force_wire=1).  No case may fail or skip, and the kernel log must show no
+# warning.
 #
 # KTEST_DEV_TYPE=rxe runs the module against rdma_rxe on the same dummy
 # netdev instead, to check the test against a device that has it all.

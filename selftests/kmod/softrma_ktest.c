@@ -2,7 +2,8 @@
 /*
  * softrma_ktest: the kernel verbs that NVMe-oF, iSER and NFS/RDMA use for
  * fast registration (IB_WR_REG_MR) and invalidation (IB_WR_LOCAL_INV,
- * IB_WR_SEND_WITH_INV), run in module init against one RDMA device:
+ * IB_WR_SEND_WITH_INV), and ib_resize_cq(), run in module init against one
+ * RDMA device:
  *
  *	insmod softrma_ktest.ko dev=<ib device> [gid_index=N] [cases=SUBSTR]
  *		[slowdown=N]
@@ -1252,6 +1253,67 @@ static int dma_mr_send_recv(struct kt *t)
 	       kt_buf_guard(t, "RECV sink", &t->dst, 128, 128 + 3000);
 }
 
+/*
+ * ib_resize_cq() of the send CQ of QP 0 and the receive CQ of QP 1 while
+ * KT_MAX_WR SENDs complete into them, to a larger size and then to just
+ * what they may hold: every completion comes out, in order.
+ */
+static int cq_resize_keeps_completions(struct kt *t)
+{
+	static const int sizes[] = { 4 * KT_CQE, KT_MAX_WR };
+	struct ib_sge sge = {
+		.addr = t->src.dma,
+		.length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct kt_cq *cqs[] = { &t->p.scq[0], &t->p.rcq[1] };
+	const struct ib_send_wr *bad;
+	u64 first_recv, first_send, recv_id;
+	struct ib_wc wc;
+	unsigned int i, j, n;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		first_recv = t->wr_id + 1;
+		for (n = 0; n < KT_MAX_WR; n++) {
+			ret = kt_post_recv(t, &t->p, 1, &recv_id);
+			if (ret)
+				return ret;
+		}
+		first_send = t->wr_id + 1;
+		for (n = 0; n < KT_MAX_WR; n++) {
+			wr.wr_id = ++t->wr_id;
+			ret = ib_post_send(t->p.qp[0], &wr, &bad);
+			if (ret)
+				return kt_fail(t, "ib_post_send: %d", ret);
+			t->p.scq[0].pending++;
+		}
+		for (j = 0; j < ARRAY_SIZE(cqs); j++) {
+			ret = ib_resize_cq(cqs[j]->cq, sizes[i]);
+			if (ret)
+				return kt_fail(t, "ib_resize_cq to %d: %d", sizes[i], ret);
+			if (cqs[j]->cq->cqe < sizes[i])
+				return kt_fail(t, "ib_resize_cq to %d: cqe %d",
+					       sizes[i], cqs[j]->cq->cqe);
+		}
+		for (n = 0; n < KT_MAX_WR; n++) {
+			ret = kt_wait(t, &t->p.scq[0], first_send + n, &wc, "SEND") ?:
+			      kt_status(t, "SEND", &wc, IB_WC_SUCCESS, IB_WC_SEND) ?:
+			      kt_wait(t, &t->p.rcq[1], first_recv + n, &wc, "RECV") ?:
+			      kt_status(t, "RECV", &wc, IB_WC_SUCCESS, IB_WC_RECV);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 struct kt_case {
 	const char *name;
 	int (*run)(struct kt *t);
@@ -1280,6 +1342,7 @@ static const struct kt_case kt_cases[] = {
 	KT_CASE(reg_mr_other_pd_refused, true),
 	KT_CASE(map_mr_sg_over_max_num_sg, true),
 	KT_CASE(dma_mr_send_recv, false),
+	KT_CASE(cq_resize_keeps_completions, false),
 };
 
 static void kt_teardown(struct kt *t)
@@ -1463,5 +1526,5 @@ module_init(kt_init);
 module_exit(kt_exit);
 
 MODULE_AUTHOR("The softrma developers");
-MODULE_DESCRIPTION("softrma_ktest: fast registration and invalidation through kernel verbs");
+MODULE_DESCRIPTION("softrma_ktest: fast registration, invalidation and CQ resizing through kernel verbs");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -182,6 +182,17 @@ struct softrma_create_cq_resp {
 	__u32 reserved;
 };
 
+/*
+ * Follows struct ib_uverbs_resize_cq_resp: the CQ's new ring.  The
+ * completions not polled yet are in it at the indices they had, so the
+ * consumer index carries on; the old ring is no longer written.
+ */
+struct softrma_resize_cq_resp {
+	__aligned_u64 mmap_key;
+	__u32 num_entries;		/* a power of two */
+	__u32 reserved;
+};
+
 /* Follows struct ib_uverbs_create_qp_resp. */
 struct softrma_create_qp_resp {
 	__aligned_u64 sq_mmap_key;
