@@ -87,6 +87,7 @@ static int softrma_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_SRQ_RESIZE |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
 	attr->max_fast_reg_page_list_len = SOFTRMA_MAX_FAST_REG_PAGES;
 	attr->max_mw = softrma_limit(SOFTRMA_OBJ_MW);

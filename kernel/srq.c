@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Shared receive queues: a receive ring that the responders of every QP
- * attached to it consume under the SRQ's lock, and the limit event.
+ * attached to it consume under the SRQ's lock, its resizing, and the limit
+ * event.
  */
 
 #include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
+
+/* Bytes of a receive of @max_sge SGEs in the ring. */
+static u32 softrma_srq_stride(u32 max_sge)
+{
+	return sizeof(struct softrma_rqe) +
+	       max_sge * sizeof(struct softrma_sge);
+}
 
 int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
@@ -35,8 +43,7 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->limit = 0;
 	err = softrma_queue_init(&srq->queue, &uctx->ibuc,
 				 roundup_pow_of_two(attr->max_wr),
-				 sizeof(struct softrma_rqe) +
-				 srq->max_sge * sizeof(struct softrma_sge),
+				 softrma_srq_stride(srq->max_sge),
 				 &resp.mmap_key);
 	if (err)
 		goto err_count;
@@ -56,20 +63,94 @@ err_count:
 	return err;
 }
 
-/* Arming the limit is supported; resizing is not. */
+/*
+ * A ring of @max_wr receives to replace @srq's.  modify_srq has no
+ * response: where to map it goes to the address in the provider's command,
+ * before the switch, for the reason softrma_resize_cq() gives.
+ */
+static int softrma_srq_next_queue(struct softrma_srq *srq, u32 max_wr,
+				  struct ib_udata *udata,
+				  struct softrma_queue *next)
+{
+	struct softrma_modify_srq_resp resp = {};
+	struct softrma_modify_srq_cmd cmd;
+	struct softrma_ucontext *uctx;
+	int err;
+
+	if (!max_wr || max_wr > SOFTRMA_MAX_QP_WR)
+		return -EINVAL;
+	/* A provider that cannot map a new ring sends no address. */
+	if (udata->inlen < sizeof(cmd))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	if (!ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd)))
+		return -EINVAL;
+
+	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
+	err = softrma_queue_init(next, &uctx->ibuc, roundup_pow_of_two(max_wr),
+				 softrma_srq_stride(srq->max_sge),
+				 &resp.mmap_key);
+	if (err)
+		return err;
+	resp.num_entries = next->num;
+	resp.stride = next->stride;
+	if (copy_to_user(u64_to_user_ptr(cmd.resp_addr), &resp, sizeof(resp))) {
+		softrma_queue_destroy(next);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * softrma_modify_srq - resizes an SRQ, arms its limit, or both
+ * @ibsrq: the SRQ
+ * @attr: max_wr with IB_SRQ_MAX_WR, srq_limit with IB_SRQ_LIMIT
+ * @mask: what to change
+ * @udata: with IB_SRQ_MAX_WR, struct softrma_modify_srq_cmd
+ *
+ * A resize moves the receives not taken yet to a new ring in order, under
+ * the lock of the responders that take them; an armed limit stays armed.
+ *
+ * Return: 0; -EINVAL when max_wr is out of range or below the receives
+ * posted, or the limit would exceed the SRQ's size; -EPROTO when the
+ * process's producer index cannot be true; -EOPNOTSUPP for a resize from
+ * a provider that sends no struct softrma_modify_srq_cmd.
+ */
 int softrma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct softrma_srq *srq = to_ssrq(ibsrq);
+	bool resize = mask & IB_SRQ_MAX_WR;
+	struct softrma_queue next;
+	u32 limit;
+	int err = 0;
 
-	if (mask & ~IB_SRQ_LIMIT)
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EOPNOTSUPP;
-	if (attr->srq_limit > srq->queue.num)
-		return -EINVAL;
+	if (resize) {
+		err = softrma_srq_next_queue(srq, attr->max_wr, udata, &next);
+		if (err)
+			return err;
+	}
+
 	mutex_lock(&srq->lock);
-	srq->limit = attr->srq_limit;
+	limit = mask & IB_SRQ_LIMIT ? attr->srq_limit : srq->limit;
+	if (limit > (resize ? next.num : srq->queue.num))
+		err = -EINVAL;
+	else if (resize)
+		err = softrma_queue_replace(&srq->queue, &next,
+					    SOFTRMA_KERNEL_CONSUMES,
+					    attr->max_wr);
+	if (!err)
+		srq->limit = limit;
 	mutex_unlock(&srq->lock);
-	return 0;
+
+	if (resize)
+		softrma_queue_destroy(&next);
+	return err;
 }
 
 int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
@@ -78,8 +159,8 @@ int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 	mutex_lock(&srq->lock);
 	attr->srq_limit = srq->limit;
-	mutex_unlock(&srq->lock);
 	attr->max_wr = srq->queue.num;
+	mutex_unlock(&srq->lock);
 	attr->max_sge = srq->max_sge;
 	return 0;
 }

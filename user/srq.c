@@ -41,12 +41,30 @@ err_free:
 	return NULL;
 }
 
+/* A resize moves the SRQ to the ring the kernel writes into resp. */
 int softrma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		       int attr_mask)
 {
-	struct ibv_modify_srq cmd;
+	struct softrma_srq *srq = to_ssrq(ibsrq);
+	struct softrma_modify_srq_resp resp;
+	struct {
+		struct ibv_modify_srq ibv;
+		struct softrma_modify_srq_cmd drv;
+	} cmd = { .drv.resp_addr = (uintptr_t)&resp };
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv,
+					  sizeof(cmd));
+	pthread_spin_lock(&srq->lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv, sizeof(cmd));
+	if (!ret)
+		ret = softrma_ring_remap(&srq->ring, ibsrq->context->cmd_fd,
+					 resp.mmap_key, resp.num_entries,
+					 resp.stride,
+					 softrma_rqe_bytes(srq->max_sge));
+	pthread_spin_unlock(&srq->lock);
+	return ret;
 }
 
 int softrma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

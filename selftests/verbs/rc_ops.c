@@ -990,14 +990,6 @@ TEST_F(rc, srq_shared_by_two_qps)
 	srq_send_five(&self->s);
 }
 
-TEST_F(rc, srq_resize_refused)
-{
-	struct ibv_srq_attr attr = { .max_wr = 0 };
-
-	srq_pairs_init(&self->s);
-	CHECK_EQ(ibv_modify_srq(self->s.srq, &attr, IBV_SRQ_MAX_WR), EOPNOTSUPP);
-}
-
 /* The limit event fires once, when fewer receives than the armed limit remain. */
 TEST_F(rc, srq_limit_event_once)
 {

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Resizing CQs (ibv_resize_cq) that hold work: QP a sends to QP b, a's
- * completions go to the CQ under test.  Whatever is in a CQ when it is
- * resized comes out of the new ring, all of it, in order, and the new size
- * holds; a size below what is held or above the device's maximum is
- * EINVAL; a consumer index the process corrupted makes the resize fail
- * with EPROTO, and the CQ works once the index is put back; a new ring the
- * provider cannot map leaves the CQ empty.  One kselftest_harness.h case
- * per behaviour, each run on both transports: the fixture's variants
- * "local" and "wire" (force_wire: RoCEv2 packets through lo), where
- * completions arrive while the resize runs.
+ * Resizing CQs (ibv_resize_cq) and SRQs (ibv_modify_srq with
+ * IBV_SRQ_MAX_WR) that hold work: QP a sends to QP b, a's completions go
+ * to the CQ under test, b takes its receives from the SRQ under test.
+ * Whatever is in a CQ or an SRQ when it is resized comes out of the new
+ * ring, all of it, in order, and the new size holds; a size below what is
+ * held, above the device's maximum or past the armed SRQ limit is EINVAL;
+ * the limit event still fires after a resize; a ring index the process
+ * corrupted makes the resize fail with EPROTO, and the queue works once
+ * the index is put back; a new ring the provider cannot map leaves a CQ
+ * empty and an SRQ full.  One kselftest_harness.h case per behaviour, each
+ * run on both transports: the fixture's variants "local" and "wire"
+ * (force_wire: RoCEv2 packets through lo), where completions and receives
+ * are taken while the resize runs.
  *
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] resize [HARNESS OPTIONS]
  * (-h: -l lists the cases, -v wire runs one variant,
@@ -19,10 +22,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "softrma.h"	/* the provider's CQ, to reach its ring */
+#include "softrma.h"	/* the provider's CQ and SRQ, to reach their rings */
 #include "transport.h"
 
 #define BUF_LEN		(1 << 20)
+#define RECV_OFF	(BUF_LEN / 2)	/* receive j lands at RECV_OFF + j * SLOT */
+#define SLOT		64
+#define FIRST_RECV	100		/* wr_id of the SRQ's first receive */
 #define ACCESS		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 
 static struct ibv_context *ctx;
@@ -38,6 +44,8 @@ FIXTURE(resize) {
 	struct ibv_qp *a, *b;
 	uint64_t *buf;
 	struct ibv_mr *mr;
+	uint32_t posted;	/* receives posted to the SRQ */
+	uint32_t sent;		/* SENDs a posted */
 };
 
 TRANSPORT_VARIANTS(resize);
@@ -340,6 +348,221 @@ TEST_F(resize, cq_unmappable_ring_left_empty)
 	limit_address_space(1 << 20);
 	CHECK_EQ(ibv_resize_cq(self->cq, attr.max_cqe), ENOMEM);
 	CHECK_EQ(ibv_poll_cq(self->cq, 1, &wc), 0);
+}
+
+/* @n receives of one SGE each to the SRQ, numbered on from the last. */
+static int post_recvs(FIXTURE_DATA(resize) *self, int n)
+{
+	for (int i = 0; i < n; i++, self->posted++) {
+		struct ibv_sge sge = {
+			(uintptr_t)self->buf + RECV_OFF + self->posted * SLOT,
+			SLOT, self->mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = FIRST_RECV + self->posted,
+					  .sg_list = &sge, .num_sge = 1 }, *bad;
+		int ret = ibv_post_srq_recv(self->srq, &wr, &bad);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* @n SENDs from a, each carrying its number, which is also its wr_id. */
+static void post_sends(FIXTURE_DATA(resize) *self, int n)
+{
+	for (int i = 0; i < n; i++, self->sent++) {
+		uint64_t *msg = self->buf + self->sent;
+		struct ibv_sge sge = { (uintptr_t)msg, 8, self->mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = self->sent, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		*msg = 0x5e0d0000 + self->sent;
+		CHECK_EQ(ibv_post_send(self->a, &wr, &bad), 0);
+	}
+}
+
+/*
+ * The SENDs @first to @first + @n - 1 completed on both sides, message k
+ * in receive k: b's completions are the SRQ's receives in the order they
+ * were posted.
+ */
+static void check_sends(FIXTURE_DATA(resize) *self, uint32_t first, int n)
+{
+	struct ibv_wc wc;
+
+	poll_in_order(self->cq, first, n);
+	for (uint32_t k = first; k < first + n; k++) {
+		wc = test_poll_one(self->cq_b, 5);
+		if (wc.status != IBV_WC_SUCCESS)
+			FAIL("receive %u: %s", k, ibv_wc_status_str(wc.status));
+		CHECK_EQ(wc.wr_id, FIRST_RECV + k);
+		CHECK_EQ(wc.byte_len, 8);
+		CHECK_EQ(self->buf[(RECV_OFF + k * SLOT) / 8], 0x5e0d0000 + k);
+	}
+}
+
+static void send_and_check(FIXTURE_DATA(resize) *self, int n)
+{
+	uint32_t first = self->sent;
+
+	post_sends(self, n);
+	check_sends(self, first, n);
+}
+
+static uint32_t srq_max_wr(struct ibv_srq *srq)
+{
+	struct ibv_srq_attr attr;
+
+	CHECK_EQ(ibv_query_srq(srq, &attr), 0);
+	return attr.max_wr;
+}
+
+static int srq_resize(struct ibv_srq *srq, uint32_t max_wr)
+{
+	struct ibv_srq_attr attr = { .max_wr = max_wr };
+
+	return ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+}
+
+/*
+ * An SRQ of 16 with 10 receives grows to 64 and takes 40 more: all 50 are
+ * consumed, in order.
+ */
+TEST_F(resize, srq_grow_keeps_receives)
+{
+	connect_ab(self, 256, 0, 16);
+	CHECK_EQ(post_recvs(self, 10), 0);
+	CHECK_EQ(srq_resize(self->srq, 64), 0);
+	CHECK_EQ(srq_max_wr(self->srq), 64);
+	CHECK_EQ(post_recvs(self, 40), 0);
+	send_and_check(self, 50);
+}
+
+/* An SRQ of 64 with 10 receives shrinks to 16, which then holds 16. */
+TEST_F(resize, srq_shrink_keeps_receives)
+{
+	connect_ab(self, 256, 0, 64);
+	CHECK_EQ(post_recvs(self, 10), 0);
+	CHECK_EQ(srq_resize(self->srq, 16), 0);
+	CHECK_EQ(srq_max_wr(self->srq), 16);
+	CHECK_EQ(post_recvs(self, 6), 0);
+	CHECK_EQ(post_recvs(self, 1), ENOMEM);
+	send_and_check(self, 16);
+}
+
+/*
+ * Resized to and fro while the responder takes its receives (on the wire,
+ * packet by packet): every message lands in its own receive, in order.
+ */
+TEST_F(resize, srq_resize_while_receiving)
+{
+	static const uint32_t sizes[] = { 128, 64, 256, 64 };
+
+	connect_ab(self, 256, 0, 64);
+	CHECK_EQ(post_recvs(self, 60), 0);
+	post_sends(self, 50);
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
+		CHECK_EQ(srq_resize(self->srq, sizes[i]), 0);
+	check_sends(self, 0, 50);
+	send_and_check(self, 10);	/* the 10 receives left */
+}
+
+/* Below the receives posted: EINVAL, and the SRQ is as it was. */
+TEST_F(resize, srq_below_posted_refused)
+{
+	connect_ab(self, 256, 0, 64);
+	CHECK_EQ(post_recvs(self, 10), 0);
+	CHECK_EQ(srq_resize(self->srq, 9), EINVAL);
+	CHECK_EQ(srq_max_wr(self->srq), 64);
+	CHECK_EQ(srq_resize(self->srq, 10), 0);
+	CHECK_EQ(srq_max_wr(self->srq), 16);
+	send_and_check(self, 10);
+}
+
+/* 0 and max_srq_wr + 1: EINVAL; max_srq_wr works. */
+TEST_F(resize, srq_size_out_of_range_refused)
+{
+	struct ibv_device_attr attr;
+
+	CHECK_EQ(ibv_query_device(ctx, &attr), 0);
+	CHECK(attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE,
+	      "IBV_DEVICE_SRQ_RESIZE not advertised");
+	connect_ab(self, 256, 0, 16);
+	CHECK_EQ(post_recvs(self, 4), 0);
+	CHECK_EQ(srq_resize(self->srq, 0), EINVAL);
+	CHECK_EQ(srq_resize(self->srq, attr.max_srq_wr + 1), EINVAL);
+	CHECK_EQ(srq_max_wr(self->srq), 16);
+	CHECK_EQ(srq_resize(self->srq, attr.max_srq_wr), 0);
+	CHECK_EQ(srq_max_wr(self->srq), attr.max_srq_wr);
+	send_and_check(self, 4);
+}
+
+/*
+ * An armed limit stays armed through a resize and fires once fewer
+ * receives than it remain; a resize below the armed limit is EINVAL.
+ */
+TEST_F(resize, srq_limit_event_after_resize)
+{
+	struct ibv_srq_attr attr = { .srq_limit = 40 };
+
+	connect_ab(self, 256, 0, 64);
+	CHECK_EQ(post_recvs(self, 10), 0);
+	CHECK_EQ(ibv_modify_srq(self->srq, &attr, IBV_SRQ_LIMIT), 0);
+	CHECK_EQ(srq_resize(self->srq, 16), EINVAL);
+	attr.srq_limit = 5;
+	CHECK_EQ(ibv_modify_srq(self->srq, &attr, IBV_SRQ_LIMIT), 0);
+	CHECK_EQ(srq_resize(self->srq, 16), 0);
+	CHECK_EQ(ibv_query_srq(self->srq, &attr), 0);
+	CHECK_EQ(attr.max_wr, 16);
+	CHECK_EQ(attr.srq_limit, 5);
+
+	send_and_check(self, 5);		/* 5 left: not below 5 */
+	CHECK_EQ(test_async_event(ctx, 200), -1);
+	send_and_check(self, 1);		/* 4 left: below the limit */
+	CHECK_EQ(test_async_event(ctx, 2000), IBV_EVENT_SRQ_LIMIT_REACHED);
+	CHECK_EQ(ibv_query_srq(self->srq, &attr), 0);
+	CHECK_EQ(attr.srq_limit, 0);
+}
+
+/*
+ * A producer index the process corrupted, far ahead of the receives or
+ * behind the ones taken: the resize fails with EPROTO and changes nothing;
+ * with the index put back it succeeds.
+ */
+TEST_F(resize, srq_corrupt_producer_refused)
+{
+	static const uint32_t bogus[] = { 100000, 0x80000000, -11 };
+	struct softrma_ring *ring;
+	uint32_t producer;
+
+	connect_ab(self, 256, 0, 64);
+	CHECK_EQ(post_recvs(self, 10), 0);
+	ring = &to_ssrq(self->srq)->ring;
+	producer = ring->hdr->producer;
+	for (unsigned int i = 0; i < sizeof(bogus) / sizeof(*bogus); i++) {
+		ring->hdr->producer = producer + bogus[i];
+		CHECK_EQ(srq_resize(self->srq, 32), EPROTO);
+		CHECK_EQ(srq_max_wr(self->srq), 64);
+	}
+	ring->hdr->producer = producer;
+	CHECK_EQ(srq_resize(self->srq, 32), 0);
+	send_and_check(self, 10);
+}
+
+/* As cq_unmappable_ring_left_empty: the SRQ is left full. */
+TEST_F(resize, srq_unmappable_ring_left_full)
+{
+	struct ibv_device_attr attr;
+
+	CHECK_EQ(ibv_query_device(ctx, &attr), 0);
+	connect_ab(self, 256, 0, 16);
+	CHECK_EQ(post_recvs(self, 4), 0);
+	limit_address_space(64 << 10);
+	CHECK_EQ(srq_resize(self->srq, attr.max_srq_wr), ENOMEM);
+	CHECK_EQ(post_recvs(self, 1), ENOMEM);
 }
 
 TRANSPORT_HARNESS_MAIN

@@ -210,6 +210,23 @@ struct softrma_create_srq_resp {
 	__u32 stride;			/* bytes per entry (struct softrma_rqe) */
 };
 
+/*
+ * Follows struct ib_uverbs_modify_srq.  modify_srq has no response, so a
+ * resize (IB_SRQ_MAX_WR) writes the SRQ's new ring, struct
+ * softrma_modify_srq_resp, at resp_addr in the caller's memory; without
+ * this struct a resize is EOPNOTSUPP.  The receives not taken yet are in
+ * the new ring at the indices they had, so the producer index carries on.
+ */
+struct softrma_modify_srq_cmd {
+	__aligned_u64 resp_addr;
+};
+
+struct softrma_modify_srq_resp {
+	__aligned_u64 mmap_key;
+	__u32 num_entries;		/* a power of two */
+	__u32 stride;			/* bytes per entry, as before */
+};
+
 /* Follows struct ib_uverbs_create_ah_resp. */
 struct softrma_create_ah_resp {
 	__u32 ah_num;			/* names the AH in UD send entries */
