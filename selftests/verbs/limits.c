@@ -12,6 +12,13 @@
  *                               what the first added to this process's
  *                               memory cgroup; a creation refused with
  *                               ENOMEM ends it early, any other error fails
+ *   limits DEV resize N         up to N times, creates a CQ and an SRQ of one
+ *                               entry and resizes them to max_cqe and
+ *                               max_srq_wr, prints "resized K" and "charged
+ *                               B": what the first two resizes added to this
+ *                               process's memory cgroup; a resize refused
+ *                               with ENOMEM ends it early, any other error
+ *                               fails
  *   limits DEV churn SECONDS QPS MRS
  *                               creates and destroys QPS QPs and MRS MRs
  *                               over and over; errors after the device is
@@ -163,6 +170,35 @@ static int rings(struct res *r, int want)
 	return KSFT_PASS;
 }
 
+static int resize(struct res *r, int want)
+{
+	struct ibv_device_attr dev;
+	long long before, charged = 0;
+	int n, ret;
+
+	CHECK_EQ(ibv_query_device(r->ctx, &dev), 0);
+	before = cgroup_memory();
+	for (n = 0; n < want; n++) {
+		struct ibv_srq_attr attr = { .max_wr = dev.max_srq_wr };
+		struct ibv_cq *cq = create(r, CQ);
+		struct ibv_srq *srq = create(r, SRQ);
+
+		CHECK(cq && srq, "create %d: %s", n + 1, strerror(errno));
+		ret = ibv_resize_cq(cq, dev.max_cqe);
+		if (!ret)
+			ret = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
+		if (ret) {
+			CHECK(ret == ENOMEM, "resize %d: %s", n + 1, strerror(ret));
+			break;
+		}
+		if (!n)
+			charged = cgroup_memory() - before;
+	}
+	printf("resized %d\ncharged %lld\n", n, charged);
+	fflush(stdout);
+	return KSFT_PASS;
+}
+
 /* Only a device that went away may refuse. */
 static int churn_gone(long rounds)
 {
@@ -203,7 +239,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 3)
-		FAIL("usage: limits DEV fill KIND N | rings N | churn SECONDS QPS MRS");
+		FAIL("usage: limits DEV fill KIND N | rings N | resize N | churn SECONDS QPS MRS");
 	res_init(&r, argv[1]);
 	if (!strcmp(argv[2], "fill") && argc == 5) {
 		for (unsigned int k = 0; k < sizeof(kind_names) / sizeof(*kind_names); k++)
@@ -213,6 +249,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "rings") && argc == 4)
 		return rings(&r, atoi(argv[3]));
+	if (!strcmp(argv[2], "resize") && argc == 4)
+		return resize(&r, atoi(argv[3]));
 	if (!strcmp(argv[2], "churn") && argc == 6)
 		return churn(&r, atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	FAIL("bad arguments");
