@@ -28,6 +28,32 @@ struct softrma_dev *softrma_local_dev(struct softrma_qp *qp,
 }
 
 /*
+ * What the local transport counts, on the devices of both ends: each
+ * request delivered, the payload it moved (a READ's from the responder to
+ * the requester), and RNR NAKs, as the wire counts its packets.
+ */
+static void softrma_local_count(struct softrma_qp *qp, struct softrma_qp *peer,
+				const struct softrma_msg *msg,
+				enum softrma_resp_result res)
+{
+	struct softrma_dev *from = to_sdev(qp->ibqp.device);
+	struct softrma_dev *to = to_sdev(peer->ibqp.device);
+
+	softrma_count(from, SOFTRMA_CNT_LOCAL_SENT_MSGS);
+	softrma_count(to, SOFTRMA_CNT_LOCAL_RCVD_MSGS);
+	if (res == SOFTRMA_RESP_RNR_NAK) {
+		softrma_count(to, SOFTRMA_CNT_SENT_RNR_NAK);
+		softrma_count(from, SOFTRMA_CNT_RCVD_RNR_NAK);
+	}
+	if (res != SOFTRMA_RESP_ACK)
+		return;
+	if (roce_wr_op(msg->opcode)->kind == ROCE_KIND_READ)
+		swap(from, to);
+	softrma_count_add(from, SOFTRMA_CNT_LOCAL_SENT_BYTES, msg->length);
+	softrma_count_add(to, SOFTRMA_CNT_LOCAL_RCVD_BYTES, msg->length);
+}
+
+/*
  * Hands @msg to the QP it is addressed to and returns the answer.  A
  * connected QP was given this transport when its path was set, and keeps
  * it; a datagram's destination is chosen per message.
@@ -54,6 +80,7 @@ static enum softrma_resp_result softrma_local_transmit(struct softrma_qp *qp,
 	if (!peer)
 		return SOFTRMA_RESP_DROPPED;
 	res = softrma_resp_execute(peer, msg);
+	softrma_local_count(qp, peer, msg, res);
 	softrma_qp_put(peer);
 	return res;
 }

@@ -20,6 +20,10 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_RCVD_RNR_NAK].name = "rcvd_rnr_err",
 	[SOFTRMA_CNT_ACK_TIMEOUT].name = "local_ack_timeout_err",
 	[SOFTRMA_CNT_RETRANS_PKTS].name = "retrans_pkts",
+	[SOFTRMA_CNT_LOCAL_SENT_MSGS].name = "local_sent_msgs",
+	[SOFTRMA_CNT_LOCAL_RCVD_MSGS].name = "local_rcvd_msgs",
+	[SOFTRMA_CNT_LOCAL_SENT_BYTES].name = "local_sent_bytes",
+	[SOFTRMA_CNT_LOCAL_RCVD_BYTES].name = "local_rcvd_bytes",
 };
 
 static_assert(ARRAY_SIZE(softrma_counter_descs) == SOFTRMA_CNT_NUM);

@@ -72,6 +72,10 @@ enum softrma_counter {
 	SOFTRMA_CNT_RCVD_RNR_NAK,
 	SOFTRMA_CNT_ACK_TIMEOUT,	/* requester: go back on the timer */
 	SOFTRMA_CNT_RETRANS_PKTS,	/* requester: packets sent again */
+	SOFTRMA_CNT_LOCAL_SENT_MSGS,	/* local transport: requests */
+	SOFTRMA_CNT_LOCAL_RCVD_MSGS,
+	SOFTRMA_CNT_LOCAL_SENT_BYTES,	/* payload; a READ's is the responder's */
+	SOFTRMA_CNT_LOCAL_RCVD_BYTES,
 	SOFTRMA_CNT_NUM
 };
 

@@ -8,7 +8,8 @@
 # there), and exactly one drop event for every drop each port counter
 # counted.  Resource details: while ib_write_bw runs in packets,
 # "rdma resource show qp -dd" shows its QPs' transport and PSNs and
-# "rdma resource show mr -dd" its MR's pinned pages.
+# "rdma resource show mr -dd" its MR's pinned pages.  Then the local
+# transport's counters move by what ibv_rc_pingpong sends.
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
@@ -75,3 +76,20 @@ wait "$spid" "$cpid"
 grep -q "pinned_pages [1-9]" /tmp/mrs.txt || fail "rdma resource show mr -dd: $(cat /tmp/mrs.txt)"
 info "$(head -n 1 /tmp/qps.txt)"
 info "$(head -n 1 /tmp/mrs.txt)"
+
+# Counters of the local transport: ibv_rc_pingpong's 2 x 100 SENDs of
+# 1000 bytes between two QPs of softrma0, each counted once as sent and once
+# as received, and no packet.
+echo 0 > /sys/module/softrma/parameters/force_wire
+gid=$(gid_index softrma0 10.9.0.1)
+counters="local_sent_msgs local_rcvd_msgs local_sent_bytes local_rcvd_bytes sent_pkts"
+for c in $counters; do eval "before_$c=$(port_counter softrma0 $c)"; done
+pair "ibv_rc_pingpong" "ibv_rc_pingpong -d softrma0 -g $gid -n 100 -s 1000" \
+	"ibv_rc_pingpong -d softrma0 -g $gid -n 100 -s 1000 10.9.0.1"
+for want in local_sent_msgs:200 local_rcvd_msgs:200 local_sent_bytes:200000 \
+	    local_rcvd_bytes:200000 sent_pkts:0; do
+	c=${want%:*}
+	eval "moved=\$(($(port_counter softrma0 $c) - before_$c))"
+	expect_eq "$c after ibv_rc_pingpong on the local transport" "$moved" "${want#*:}"
+done
+info "local transport: $(rdma statistic show link softrma0/1 | grep -o 'local_[a-z_]* [0-9]*' | tr '\n' ' ')"
