@@ -340,13 +340,18 @@ TEST_F(mw, window_key_as_lkey_refused)
 	check_wc(post_wait(&self->p.b, &wr), IBV_WC_LOC_PROT_ERR, 0);
 }
 
-/* IBA 10.6.7.2.6: an MR with windows bound to it stays registered. */
+/*
+ * IBA 10.6.7.2.6: an MR with windows bound to it stays registered, and
+ * stays as it is.
+ */
 TEST_F(mw, dereg_of_bound_mr_refused)
 {
 	self->mw = alloc_mw(self->p.b.pd, IBV_MW_TYPE_1);
 	check_wc(bind1(self, self->mr, WIN_ACCESS, WIN_OFF, WIN_LEN),
 		 IBV_WC_SUCCESS, IBV_WC_BIND_MW);
 	CHECK(ibv_dereg_mr(self->mr) != 0, "MR deregistered under a window");
+	CHECK(ibv_rereg_mr(self->mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   MR_ACCESS) != 0, "MR re-registered under a window");
 	write_lands(self, self->mw->rkey, b_addr(self, WIN_OFF), WIN_OFF, 8);
 	CHECK_EQ(ibv_dealloc_mw(self->mw), 0);
 	self->mw = NULL;

@@ -514,6 +514,30 @@ TEST_F(rc, rereg_mr_translation)
 	CHECK_EQ(p->b.buf[0], 0);
 }
 
+/*
+ * ibv_rereg_mr changes an MR in place, as hardware does: its keys stay
+ * (pyverbs' test_mr_rereg_access counts on it), whatever changes.
+ */
+TEST_F(rc, rereg_mr_keeps_keys)
+{
+	struct pair *p = &self->p;
+	uint32_t lkey, rkey;
+	char *page;
+
+	pair_init(p, ALL_ACCESS, 7);
+	lkey = p->b.mr->lkey;
+	rkey = p->b.mr->rkey;
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			      ALL_ACCESS & ~IBV_ACCESS_REMOTE_ATOMIC), 0);
+	page = (char *)(((uintptr_t)p->b.buf + PAIR_BUF_LEN / 2) & ~4095UL);
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			      page, 4096, 0), 0);
+	CHECK_EQ(p->b.mr->lkey, lkey);
+	CHECK_EQ(p->b.mr->rkey, rkey);
+	CHECK_EQ(write_100(p, page, rkey).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(page, p->a.buf, 100), "WRITE data");
+}
+
 /* ibv_rereg_mr of the rights: a WRITE the MR no longer grants is refused. */
 TEST_F(rc, rereg_mr_access)
 {
