@@ -30,11 +30,17 @@
 				 IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING | \
 				 SOFTRMA_ACCESS_FLUSH)
 
-static int softrma_mr_collect_pages(struct softrma_mr *mr)
+/* Pins [start, start + length) for @mr: its umem and its page array. */
+static int softrma_mr_pin(struct softrma_mr *mr, struct ib_device *ibdev,
+			  u64 start, u64 length, int access)
 {
 	struct sg_page_iter iter;
 	unsigned long i = 0;
 
+	mr->umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(mr->umem))
+		return PTR_ERR(mr->umem);
+	mr->page_offset = ib_umem_offset(mr->umem);
 	mr->npages = ib_umem_num_pages(mr->umem);
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
 				   softrma_gfp(true));
@@ -111,6 +117,41 @@ static bool softrma_mr_is_pmem(const struct softrma_mr *mr)
 	return true;
 }
 
+static int softrma_mr_check(u64 length, u64 iova, int access)
+{
+	if (access & ~SOFTRMA_MR_ACCESS)
+		return -EOPNOTSUPP;
+	if (!length || length > SOFTRMA_MAX_MR_SIZE || iova + length < iova)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An MR over [start, start + length) at @iova, pinned and checked: FLUSH to
+ * persistence needs persistent memory.
+ */
+static struct softrma_mr *softrma_mr_new(struct ib_device *ibdev, u64 start,
+					 u64 length, u64 iova, int access)
+{
+	struct softrma_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = softrma_mr_pin(mr, ibdev, start, length, access);
+	if (!err && (access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) &&
+	    !softrma_mr_is_pmem(mr))
+		err = -EINVAL;
+	if (err) {
+		softrma_mr_free(mr);
+		return ERR_PTR(err);
+	}
+	mr->iova = iova;
+	mr->length = length;
+	return mr;
+}
+
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata)
 {
@@ -118,75 +159,89 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct softrma_mr *mr;
 	int err;
 
-	err = softrma_mr_cmd_access(udata, &access);
+	err = softrma_mr_cmd_access(udata, &access) ?:
+	      softrma_mr_check(length, iova, access);
 	if (err)
 		return ERR_PTR(err);
-	if (access & ~SOFTRMA_MR_ACCESS)
-		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > SOFTRMA_MAX_MR_SIZE || iova + length < iova)
-		return ERR_PTR(-EINVAL);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
-	}
-	err = softrma_mr_collect_pages(mr);
-	if (err)
-		goto err_free;
-	if ((access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) &&
-	    !softrma_mr_is_pmem(mr)) {
-		err = -EINVAL;
-		goto err_free;
-	}
-	mr->page_offset = ib_umem_offset(mr->umem);
-	mr->iova = iova;
-	mr->length = length;
+	mr = softrma_mr_new(ibpd->device, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 	mr->access = access;
 	mr->valid = true;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
 
 	err = softrma_mr_assign_key(sdev, mr, SOFTRMA_OBJ_MR);
-	if (err)
-		goto err_free;
+	if (err) {
+		softrma_mr_free(mr);
+		return ERR_PTR(err);
+	}
 	trace_softrma_mr_reg(sdev, mr);
 	return &mr->ibmr;
-
-err_free:
-	softrma_mr_free(mr);
-	return ERR_PTR(err);
 }
 
 /*
- * ibv_rereg_mr(): a new MR made of what changes and what stays, which the
- * core puts in the old one's place (its handle) before it deregisters the
- * old one.  The keys are new: the old ones name nothing once it returns.
+ * ibv_rereg_mr(), in place: the MR keeps its keys, as on hardware.  It is
+ * invalid while it changes, and the accesses in progress are done first;
+ * the core sets a new PD once it returns.  Not while windows are bound to
+ * it, as deregistration.
  */
 struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 iova, int access,
 				    struct ib_pd *pd, struct ib_udata *udata)
 {
-	struct softrma_mr *mr = to_smr(ibmr);
+	struct softrma_dev *sdev = to_sdev(ibmr->device);
+	struct softrma_mr *mr = to_smr(ibmr), *trans = NULL;
+	int err = 0;
 
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
-	/* As deregistration, not while windows are bound to it. */
-	if (atomic_read(&mr->windows))
-		return ERR_PTR(-EBUSY);
+	if (flags & IB_MR_REREG_ACCESS)
+		err = softrma_mr_cmd_access(udata, &access);
+	else
+		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		start = mr->umem->address;
 		length = mr->length;
 		iova = mr->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
-		access = mr->access;
-	if (!(flags & IB_MR_REREG_PD))
-		pd = ibmr->pd;
-	return softrma_reg_user_mr(pd, start, length, iova, access, udata);
+	err = err ?: softrma_mr_check(length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    (access & ~mr->access & SOFTRMA_ACCESS_FLUSH_PERSISTENT)) {
+		trans = softrma_mr_new(ibmr->device, (flags & IB_MR_REREG_TRANS) ?
+				       start : mr->umem->address, length, iova,
+				       access);
+		if (IS_ERR(trans))
+			return ERR_CAST(trans);
+	}
+
+	xa_lock(&sdev->mr_xa);
+	if (atomic_read(&mr->windows)) {
+		xa_unlock(&sdev->mr_xa);
+		err = -EBUSY;
+		goto out;
+	}
+	WRITE_ONCE(mr->valid, false);
+	xa_unlock(&sdev->mr_xa);
+	softrma_mr_wait_users(mr);
+
+	if (trans) {
+		swap(mr->umem, trans->umem);
+		swap(mr->pages, trans->pages);
+		swap(mr->npages, trans->npages);
+		swap(mr->page_offset, trans->page_offset);
+		mr->iova = iova;
+		mr->length = length;
+	}
+	xa_lock(&sdev->mr_xa);
+	mr->access = access;
+	WRITE_ONCE(mr->valid, true);
+	xa_unlock(&sdev->mr_xa);
+out:
+	if (trans)
+		softrma_mr_free(trans);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 /*
@@ -400,16 +455,12 @@ bool softrma_mr_enter(struct softrma_mr *mr, u32 key)
 	return false;
 }
 
-/* Ends an access; an invalidation may be waiting for it. */
+/* Ends an access; an invalidation or a rereg may be waiting for it. */
 void softrma_mr_put(struct softrma_mr *mr)
 {
-	bool invalidates = softrma_mr_is_fast_reg(mr) || mr->mw_type;
-
 	softrma_users_put(&mr->users);
-	if (invalidates) {
-		smp_mb__after_atomic();
-		wake_up_var(&mr->users);
-	}
+	smp_mb__after_atomic();
+	wake_up_var(&mr->users);
 }
 
 /* Drops a reference to the object; the last one unpins and frees it. */
