@@ -151,21 +151,31 @@ TEST_F_TIMEOUT(rc, read_every_size, 60)
 	check_every_size(&self->p, IBV_WR_RDMA_READ);
 }
 
-TEST_F(rc, write_inline)
+/* A WRITE of @len inline bytes (no MR) lands. */
+static void check_write_inline(struct pair *p, uint32_t len)
 {
-	struct pair *p = &self->p;
-	char msg[200];
-	struct ibv_sge sge = { (uintptr_t)msg, sizeof(msg), 0 };	/* no MR */
+	char msg[TEST_MAX_INLINE];
+	struct ibv_sge sge = { (uintptr_t)msg, len, 0 };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE,
 				  .send_flags = IBV_SEND_INLINE };
 
 	pair_init(p, ALL_ACCESS, 7);
-	fill(msg, sizeof(msg), 99);
+	fill(msg, len, len);
 	wr.wr.rdma.remote_addr = (uintptr_t)p->b.buf + GUARD;
 	wr.wr.rdma.rkey = p->b.mr->rkey;
 	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
-	CHECK(!memcmp(p->b.buf + GUARD, msg, sizeof(msg)), "inline write");
+	CHECK(!memcmp(p->b.buf + GUARD, msg, len), "inline write");
+}
+
+TEST_F(rc, write_inline)
+{
+	check_write_inline(&self->p, 200);
+}
+
+TEST_F(rc, write_most_inline)
+{
+	check_write_inline(&self->p, TEST_MAX_INLINE);
 }
 
 /* A SEND gathered from the most SGEs, scattered into the most. */
@@ -190,24 +200,6 @@ TEST_F(rc, send_most_sges)
 	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
 	CHECK_EQ(test_poll_one(p->b.cq, 5).byte_len, len);
 	CHECK(!memcmp(src, dst, len), "data differs");
-}
-
-/* A WRITE of the most inline bytes. */
-TEST_F(rc, write_most_inline)
-{
-	struct pair *p = &self->p;
-	char msg[TEST_MAX_INLINE];
-	struct ibv_sge sge = { (uintptr_t)msg, sizeof(msg), 0 };
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_RDMA_WRITE,
-				  .send_flags = IBV_SEND_INLINE };
-
-	pair_init(p, ALL_ACCESS, 7);
-	fill(msg, sizeof(msg), 98);
-	wr.wr.rdma.remote_addr = (uintptr_t)p->b.buf + GUARD;
-	wr.wr.rdma.rkey = p->b.mr->rkey;
-	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_SUCCESS);
-	CHECK(!memcmp(p->b.buf + GUARD, msg, sizeof(msg)), "inline write");
 }
 
 /* What query_device advertises holds, and one more is refused. */
