@@ -242,6 +242,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.destroy_cq = softrma_destroy_cq,
 	.destroy_qp = softrma_destroy_qp,
 	.destroy_srq = softrma_destroy_srq,
+	.detach_mcast = softrma_detach_mcast,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
 	.fill_res_mr_entry = softrma_fill_res_mr_entry,
