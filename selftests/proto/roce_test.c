@@ -343,7 +343,7 @@ static void test_wr(void)
 		EXPECT((pkt < 32 && request[pkt]) == roce_wr_of_pkt(pkt, &opcode, &part),
 		       "packet 0x%x is a request softrma executes: %d", pkt,
 		       pkt < 32 && request[pkt]);
-	EXPECT(roce_wr_op(8)->kind == ROCE_KIND_NONE && !roce_wr_op(8)->qp_types &&
+	EXPECT(roce_wr_op(10)->kind == ROCE_KIND_NONE && !roce_wr_op(10)->qp_types &&
 	       !roce_wr_op(0xffffffff)->qp_types, "invalid opcodes");
 	for (u32 wr = 0; wr <= ROCE_WR_REG_MR; wr++) {
 		const struct roce_wr_op *op = roce_wr_op(wr);
