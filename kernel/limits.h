@@ -15,7 +15,8 @@ struct softrma_dev;
 #define SOFTRMA_GID_TBL_LEN	1024
 #define SOFTRMA_MAX_MSG_SZ	0x80000000U
 #define SOFTRMA_MAX_MR_SIZE	(1ULL << 36)
-#define SOFTRMA_MAX_CQE		0x10000
+/* libfabric RxM's default CQ: 1024 peers x (128 + 128) entries; 12 MiB */
+#define SOFTRMA_MAX_CQE		0x40000
 #define SOFTRMA_MAX_QP_WR	0x4000
 #define SOFTRMA_MAX_SGE		32	/* as rdma_rxe */
 #define SOFTRMA_MAX_INLINE	512	/* as rdma_rxe */

@@ -24,7 +24,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
-	ibverbs-utils rdmacm-utils perftest qperf iproute2 iputils-ping procps man-db \
+	ibverbs-utils rdmacm-utils perftest qperf libfabric-bin iproute2 iputils-ping procps man-db \
 	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).

@@ -26,6 +26,7 @@ device/ktest.sh
 device/limits.sh
 device/rc_ops.sh
 device/tools.sh
+device/libfabric.sh
 device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh

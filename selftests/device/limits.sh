@@ -66,22 +66,22 @@ info "memory.max 48 MiB: $created QPs created, the next refused with ENOMEM"
 [ "$created" -ge 1 ] && [ "$created" -le 6 ] ||
 	fail "$created QPs of 8 MiB under a 48 MiB memory.max"
 
-# A resize charges its new ring the same way: a CQ grown to max_cqe (3 MiB
+# A resize charges its new ring the same way: a CQ grown to max_cqe (12 MiB
 # of entries) and an SRQ to max_srq_wr; with memory.max at 48 MiB a process
-# resizes at least one and at most 14 such pairs, then ENOMEM.
+# resizes at least one and at most 3 such pairs, then ENOMEM.
 echo max > "$cg/memory.max"
 in_cgroup "$SOFTRMA_BIN/limits" softrma0 resize 1 > /tmp/resize.log ||
 	fail "resize: $(cat /tmp/resize.log)"
 charged=$(sed -n 's/^charged //p' /tmp/resize.log)
 info "a CQ and an SRQ resized to their maximum: $charged bytes charged"
-[ "${charged:-0}" -ge $((3 << 20)) ] || fail "resized rings charged $charged bytes, want 3 MiB or more"
+[ "${charged:-0}" -ge $((12 << 20)) ] || fail "resized rings charged $charged bytes, want 12 MiB or more"
 
 echo $((48 << 20)) > "$cg/memory.max"
 in_cgroup "$SOFTRMA_BIN/limits" softrma0 resize 64 > /tmp/resize.log ||
 	fail "resize under memory.max: $(cat /tmp/resize.log)"
 resized=$(sed -n 's/^resized //p' /tmp/resize.log)
 info "memory.max 48 MiB: $resized pairs resized, the next refused with ENOMEM"
-[ "$resized" -ge 1 ] && [ "$resized" -le 14 ] ||
-	fail "$resized pairs of 3.5 MiB under a 48 MiB memory.max"
+[ "$resized" -ge 1 ] && [ "$resized" -le 3 ] ||
+	fail "$resized pairs of 12.5 MiB under a 48 MiB memory.max"
 expect_eq "OOM kills" "$(sed -n 's/^oom_kill //p' "$cg/memory.events")" 0
 rmdir "$cg" || fail "rmdir $cg"
