@@ -125,9 +125,16 @@ int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	return err;
 }
 
+/* Linux 6.1 destroys a CQ while "rdma resource show" may be reading it. */
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	softrma_queue_destroy(&to_scq(ibcq)->queue);
+	struct softrma_cq *cq = to_scq(ibcq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->dying = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	softrma_queue_destroy(&cq->queue);
 	softrma_obj_del(to_sdev(ibcq->device), SOFTRMA_OBJ_CQ);
 	return 0;
 }

@@ -245,6 +245,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.detach_mcast = softrma_detach_mcast,
 	.device_group = &softrma_dev_attr_group,
 	.disassociate_ucontext = softrma_disassociate_ucontext,
+	.fill_res_cq_entry = softrma_fill_res_cq_entry,
 	.fill_res_mr_entry = softrma_fill_res_mr_entry,
 	.fill_res_qp_entry = softrma_fill_res_qp_entry,
 	.get_dev_fw_str = softrma_get_fw_str,

@@ -3,7 +3,7 @@
  * What "rdma resource show qp|mr -dd" shows of softrma's objects beyond the
  * core's attributes: how a QP reaches its peer, how far its requester has
  * taken its SQ, and on the wire its PSNs and what is in flight; an MR's
- * pinned pages.
+ * pinned pages; a CQ's ring and whether it is armed.
  */
 
 #include <rdma/restrack.h>
@@ -66,6 +66,45 @@ out:
 	if (err) {
 		nla_nest_cancel(msg, table);
 		return err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+static const char *const softrma_cq_armed_names[] = {
+	[0] = "no",
+	[IB_CQ_SOLICITED] = "solicited",
+	[IB_CQ_NEXT_COMP] = "next",
+};
+
+/*
+ * A process's consumer index is its own to write: "held" is what the ring
+ * holds if that index is true.
+ */
+int softrma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct softrma_cq *cq = to_scq(ibcq);
+	struct nlattr *table;
+	unsigned long flags;
+	int err;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	spin_lock_irqsave(&cq->lock, flags);
+	err = !cq->dying &&
+	      (rdma_nl_put_driver_u32(msg, "ring_entries", cq->queue.num) ||
+	      rdma_nl_put_driver_u32(msg, "produced", cq->queue.index) ||
+	      rdma_nl_put_driver_u32(msg, "held", cq->queue.index -
+				     READ_ONCE(cq->queue.hdr->consumer)) ||
+	      rdma_nl_put_driver_string(msg, "armed",
+					softrma_cq_armed_names[cq->notify]) ||
+	      rdma_nl_put_driver_string(msg, "overflowed",
+					cq->overflowed ? "yes" : "no"));
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (err) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
 	}
 	nla_nest_end(msg, table);
 	return 0;

@@ -239,6 +239,7 @@ struct softrma_cq {
 	spinlock_t lock;		/* producer side of queue, notify */
 	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
 	bool overflowed;
+	bool dying;			/* its ring is going */
 };
 
 struct softrma_srq {
@@ -479,6 +480,7 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 /* restrack.c: driver details for "rdma resource show -dd" */
 int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int softrma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 
 /* mcast.c: UD multicast */
 int softrma_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 lid);

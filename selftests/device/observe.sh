@@ -7,8 +7,10 @@
 # NAK received, an ACK timeout and a rewind (the QP whose peer is not
 # there), and exactly one drop event for every drop each port counter
 # counted.  Resource details: while ib_write_bw runs in packets,
-# "rdma resource show qp -dd" shows its QPs' transport and PSNs and
-# "rdma resource show mr -dd" its MR's pinned pages.  Then the local
+# "rdma resource show qp -dd" shows its QPs' transport and PSNs,
+# "rdma resource show mr -dd" its MR's pinned pages and "rdma resource show
+# cq -dd" its CQs' rings, and the MAD layer's CQ (armed by ib_core after
+# every poll) shows "armed next" and nothing held.  Then the local
 # transport's counters move by what ibv_rc_pingpong sends.
 . "$(dirname "$0")/../lib.sh"
 
@@ -71,11 +73,22 @@ for _ in $(seq 30); do
 		ok=1 && break
 done
 rdma resource show mr -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/mrs.txt
+rdma resource show cq -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/cqs.txt
 wait "$spid" "$cpid"
 [ -n "$ok" ] || fail "rdma resource show qp -dd: $(cat /tmp/qps.txt)"
 grep -q "pinned_pages [1-9]" /tmp/mrs.txt || fail "rdma resource show mr -dd: $(cat /tmp/mrs.txt)"
+[ "$(grep -Ec "drv_ring_entries [1-9][0-9]* drv_produced [0-9]+ drv_held [0-9]+ drv_armed (no|next|solicited) drv_overflowed no" /tmp/cqs.txt)" -ge 2 ] &&
+	grep -q "drv_produced [1-9]" /tmp/cqs.txt ||
+	fail "rdma resource show cq -dd: $(cat /tmp/cqs.txt)"
+mad_cq=$(rdma resource show cq dev softrma0 -dd | grep 'comm \[ib_core\]' | head -n 1)
+case $mad_cq in
+*" drv_held 0 drv_armed next drv_overflowed no"*) ;;
+*) fail "the MAD layer's CQ: $mad_cq" ;;
+esac
 info "$(head -n 1 /tmp/qps.txt)"
 info "$(head -n 1 /tmp/mrs.txt)"
+info "$(head -n 1 /tmp/cqs.txt)"
+info "$mad_cq"
 
 # Counters of the local transport: ibv_rc_pingpong's 2 x 100 SENDs of
 # 1000 bytes between two QPs of softrma0, each counted once as sent and once
