@@ -7,6 +7,8 @@
 # make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
 # make bench      perftest on softrma and rdma_rxe in one guest, as ratios
 # make fuzz       libFuzzer over the RoCEv2 packet parser (FUZZ_SECONDS=600)
+# make check-rdma-core  the provider with libibverbs of rdma-core 45 to 64,
+#                 built by scripts/build-rdma-core.sh (RDMA_CORE_BUILDS=DIR)
 # make debug-kernel  build 6.12 with KASAN, lockdep, kmemleak, UBSAN (once per
 #                 machine) and install it for `make check KVERS=<its name>`
 # make install    install module (with depmod) and provider on this host
@@ -38,10 +40,10 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD = $(SRC)/build/$(KVER)
 
 DESTDIR ?=
-LIBDIR ?= /usr/lib/x86_64-linux-gnu
+LIBDIR ?= /usr/lib/$(shell $(CC) -dumpmachine)
 
-.PHONY: all modules modules-all user tests deps check run bench install \
-	debug-kernel fuzz clean FORCE
+.PHONY: all modules modules-all user tests deps check check-rdma-core run bench \
+	install debug-kernel fuzz clean FORCE
 
 all: modules user tests
 
@@ -91,6 +93,13 @@ check: user tests
 
 debug-kernel:
 	sh scripts/debug-kernel.sh
+
+# The provider with libibverbs of other rdma-core releases (device/rdma_core.sh),
+# built once by scripts/build-rdma-core.sh into RDMA_CORE_BUILDS.
+RDMA_CORE_BUILDS ?= /var/tmp/rdma-core-builds
+check-rdma-core: modules user tests
+	selftests/vm/run -k $(KVER) -m 4096 -t 1200 -- env RDMA_CORE_BUILDS=$(RDMA_CORE_BUILDS) \
+		sh selftests/run_tests.sh device/rdma_core.sh
 
 fuzz:
 	$(MAKE) -C selftests/proto fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)

@@ -26,24 +26,29 @@ result() {	# result ok|fail|skip NAME
 	esac
 }
 
-# The provider exports only softrmadv.h's functions, in SOFTRMA_1.0, and
-# binds nothing of libibverbs beyond IBVERBS_PRIVATE_34 and IBVERBS_1.x.
+# Each provider library exports only softrmadv.h's functions, in
+# SOFTRMA_1.0, and binds nothing of libibverbs beyond IBVERBS_1.x and the
+# private ABI of its name, verbs_register_driver_<ABI> among it.
 provider_abi() {
-	lib=user/libsoftrma-rdmav34.so
-	exports=$(objdump -T "$lib" | awk '$2 != "*UND*" && $4 == ".text" { print $6 " " $7 }' |
-		sort | tr '\n' ' ')
-	foreign=$(objdump -T "$lib" | awk '/\*UND\*/ && $5 ~ /^\(IBVERBS/' |
-		grep -v -e '(IBVERBS_PRIVATE_34)' -e '(IBVERBS_1\.' | grep -c .)
-	[ "$exports" = "SOFTRMA_1.0 softrmadv_is_softrma SOFTRMA_1.0 softrmadv_wr_flush " ] &&
-		[ "$foreign" = 0 ]
+	for pabi in 34 57 59 64; do
+		lib=user/libsoftrma-rdmav$pabi.so
+		exports=$(objdump -T "$lib" | awk '$2 != "*UND*" && $4 == ".text" { print $6 " " $7 }' |
+			sort | tr '\n' ' ')
+		foreign=$(objdump -T "$lib" | awk '/\*UND\*/ && $5 ~ /^\(IBVERBS/' |
+			grep -v -e "(IBVERBS_PRIVATE_$pabi)" -e '(IBVERBS_1\.' | grep -c .)
+		[ "$exports" = "SOFTRMA_1.0 softrmadv_is_softrma SOFTRMA_1.0 softrmadv_wr_flush " ] &&
+			[ "$foreign" = 0 ] &&
+			objdump -T "$lib" | grep -q "(IBVERBS_PRIVATE_$pabi) verbs_register_driver_$pabi\$" ||
+			{ echo "# $lib: exports '$exports', $foreign foreign bindings"; return 1; }
+	done
 }
-if provider_abi; then result ok "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"
-else result fail "provider exports only softrmadv_*, binds IBVERBS_PRIVATE_34"; fi
+if provider_abi; then result ok "providers of ABI 34, 57, 59, 64: export only softrmadv_*, bind their IBVERBS_PRIVATE_<ABI>"
+else result fail "providers of ABI 34, 57, 59, 64: export only softrmadv_*, bind their IBVERBS_PRIVATE_<ABI>"; fi
 
 # Every function the provider exports has its man page, and every page
 # renders without a warning.
 man_pages() {
-	for f in $(objdump -T user/libsoftrma-rdmav34.so | awk '$4 == ".text" { print $7 }'); do
+	for f in $(objdump -T user/libsoftrma-rdmav34.so | awk '$2 != "*UND*" && $4 == ".text" { print $7 }'); do
 		[ -f "Documentation/man/$f.3" ] || { echo "# no man page for $f"; return 1; }
 	done
 	for page in Documentation/man/*.[37]; do
@@ -69,7 +74,7 @@ host_test() {
 	fi
 }
 host_test proto "codec unit tests, ICRC against zlib, kept fuzz inputs"
-host_test provider "ring geometry checks"
+host_test provider "ring geometry checks, the ABI layouts of rdma-core 44 to 64"
 if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
 		> build/proto-fuzz.log 2>&1; then
 	result ok "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log | tr '\n' ' ')"

@@ -265,8 +265,13 @@ struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
 		return NULL;
 	core.comp_mask = 0;
 	core.flags = 0;
+#if SOFTRMA_PABI >= 59
+	ret = ibv_cmd_create_cq_ex(ctx, &core, NULL, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv, sizeof(resp), 0);
+#else
 	ret = ibv_cmd_create_cq_ex(ctx, &core, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv, sizeof(resp), 0);
+#endif
 	if (ret)
 		goto err_free;
 	ret = softrma_cq_map(cq, ctx->cmd_fd, &resp.drv);

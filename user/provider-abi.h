@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * softrma's own declaration of the private libibverbs provider ABI
- * (IBVERBS_PRIVATE_34: rdma-core v44 to v56), which Debian does not ship.
- * Layouts must match libibverbs byte for byte; the asserts at the end pin
- * every size and offset the provider relies on.
+ * softrma's own declaration of the private libibverbs provider ABI, which
+ * distributions do not ship: IBVERBS_PRIVATE_<SOFTRMA_PABI>, 34 (rdma-core
+ * 44 to 56), 57 (57, 58), 59 (59 to 63) or 64 (64), one provider library
+ * each.  The structs are rdma-core 44's; abi.c translates at run time to
+ * what the loaded libibverbs has where later releases differ.  The asserts
+ * at the end pin every size and offset the provider relies on.
  */
 #ifndef SOFTRMA_PROVIDER_ABI_H
 #define SOFTRMA_PROVIDER_ABI_H
@@ -18,7 +20,13 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#define SOFTRMA_PABI_VERSION 34
+#ifndef SOFTRMA_PABI
+#define SOFTRMA_PABI 34
+#endif
+#if SOFTRMA_PABI != 34 && SOFTRMA_PABI != 57 && SOFTRMA_PABI != 59 && \
+	SOFTRMA_PABI != 64
+#error "SOFTRMA_PABI: 34, 57, 59 or 64"
+#endif
 
 struct list_node {
 	struct list_node *next, *prev;
@@ -291,13 +299,37 @@ enum verbs_qp_mask {
 
 struct verbs_xrcd;
 
+/* rdma-core 44's struct ibv_qp_ex; 45 appended wr_flush. */
+#define SOFTRMA_QP_EX_SIZE_44	352
+
+/*
+ * struct verbs_qp as rdma-core 44 and as 45 and later lay it out: wr_flush
+ * moved comp_mask and xrcd by 8 bytes (abi.c says which one is in use).
+ * struct ibv_qp_ex is the one of the headers the provider is built with.
+ */
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
 		struct ibv_qp_ex qp_ex;
+		struct {
+			uint8_t qp_ex_44[SOFTRMA_QP_EX_SIZE_44];
+			union {
+				struct {
+					uint32_t comp_mask; /* enum verbs_qp_mask */
+					struct verbs_xrcd *xrcd;
+				} v44;
+				struct {
+					void (*wr_flush)(struct ibv_qp_ex *qp,
+							 uint32_t rkey,
+							 uint64_t remote_addr,
+							 size_t len, uint8_t type,
+							 uint8_t level);
+					uint32_t comp_mask;
+					struct verbs_xrcd *xrcd;
+				} v45;
+			};
+		};
 	};
-	uint32_t comp_mask;	/* enum verbs_qp_mask */
-	struct verbs_xrcd *xrcd;
 };
 
 struct verbs_cq {
@@ -337,7 +369,9 @@ struct ibv_query_srq {
 	struct ib_uverbs_query_srq core_payload;
 };
 
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+#define SOFTRMA_CONCAT(a, b) a##b
+#define SOFTRMA_REGISTER_DRIVER(pabi) SOFTRMA_CONCAT(verbs_register_driver_, pabi)
+void SOFTRMA_REGISTER_DRIVER(SOFTRMA_PABI)(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,
@@ -350,10 +384,19 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      const char *fnfmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+#if SOFTRMA_PABI >= 57
+struct ibv_fd_arr;
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ibv_fd_arr *fd_arr,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+#else
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+#endif
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -390,12 +433,23 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+#if SOFTRMA_PABI >= 59
+struct verbs_create_cq_prov_attr;
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *attr,
+			 struct verbs_create_cq_prov_attr *prov_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+#else
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+#endif
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
@@ -429,12 +483,6 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
-
-/* Allocates the provider context TYPE whose verbs_context is MEMBER. */
-#define verbs_init_and_alloc_context(ibdev, cmd_fd, type, member, driver_id) \
-	((type *)_verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(type),   \
-		(struct verbs_context *)(uintptr_t)offsetof(type, member),    \
-		driver_id))
 
 #define PABI_SLOT(member) (offsetof(struct verbs_context_ops, member))
 static_assert(sizeof(struct list_node) == 16, "list_node");
@@ -478,8 +526,15 @@ static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
 static_assert(sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex");
 static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");
-static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
-static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "verbs_qp.comp_mask");
+static_assert(offsetof(struct ibv_qp_ex, wr_atomic_write) ==
+	      SOFTRMA_QP_EX_SIZE_44 - 8, "ibv_qp_ex of rdma-core 44");
+static_assert(sizeof(struct ibv_qp_ex) <= SOFTRMA_QP_EX_SIZE_44 + 8, "ibv_qp_ex");
+static_assert(offsetof(struct verbs_qp, v44.comp_mask) == 352, "verbs_qp 44 comp_mask");
+static_assert(offsetof(struct verbs_qp, v44.xrcd) == 360, "verbs_qp 44 xrcd");
+static_assert(offsetof(struct verbs_qp, v45.wr_flush) == 352, "ibv_qp_ex 45 wr_flush");
+static_assert(offsetof(struct verbs_qp, v45.comp_mask) == 360, "verbs_qp 45 comp_mask");
+static_assert(offsetof(struct verbs_qp, v45.xrcd) == 368, "verbs_qp 45 xrcd");
+static_assert(sizeof(struct verbs_qp) == 376, "verbs_qp");
 static_assert(PABI_SLOT(create_cq_ex) == 16 * 8, "create_cq_ex slot");
 static_assert(PABI_SLOT(create_qp_ex) == 20 * 8, "create_qp_ex slot");
 #undef PABI_SLOT

@@ -80,7 +80,7 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 	attr->cap = core.cap;
 	/* Set after the command, which initialises comp_mask. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		qp->vqp.comp_mask |= VERBS_QP_EX;
+		softrma_abi_enable_qp_ex(qp);
 	ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv, &core.cap);
 	if (ret)
 		goto err_destroy;

@@ -54,7 +54,7 @@ static void softrma_free_context(struct ibv_context *ibctx)
 	struct softrma_context *ctx =
 		container_of(ibctx, struct softrma_context, vctx.context);
 
-	verbs_uninit_context(&ctx->vctx);
+	verbs_uninit_context(softrma_lib_vctx(ctx));
 	free(ctx);
 }
 
@@ -103,21 +103,29 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 	struct softrma_context *ctx;
 	int ret;
 
-	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, struct softrma_context,
-					   vctx, RDMA_DRIVER_UNKNOWN);
+	/* libibverbs' struct verbs_context ends where ours does. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)(offsetof(struct softrma_context, vctx) -
+					 softrma_abi.vctx_prefix),
+		RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 
-	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp,
+#if SOFTRMA_PABI >= 57
+	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), NULL,
+				  &resp, sizeof(resp));
+#else
+	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), &resp,
 				  sizeof(resp));
+#endif
 	if (ret) {
-		verbs_uninit_context(&ctx->vctx);
+		verbs_uninit_context(softrma_lib_vctx(ctx));
 		free(ctx);
 		errno = ret;
 		return NULL;
 	}
-	verbs_set_ops(&ctx->vctx, &softrma_ctx_ops);
-	return &ctx->vctx;
+	softrma_abi_set_ops(ctx, &softrma_ctx_ops);
+	return softrma_lib_vctx(ctx);
 }
 
 /*
@@ -142,7 +150,8 @@ static const struct verbs_device_ops softrma_dev_ops = {
 
 static void __attribute__((constructor)) softrma_register_driver(void)
 {
-	verbs_register_driver_34(&softrma_dev_ops);
+	softrma_abi_init(softrma_abi_loaded_release());
+	SOFTRMA_REGISTER_DRIVER(SOFTRMA_PABI)(&softrma_dev_ops);
 }
 
 int softrmadv_is_softrma(struct ibv_context *ctx)

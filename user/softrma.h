@@ -13,6 +13,10 @@
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What a later libibverbs puts in front of struct verbs_context (abi.c). */
+#define SOFTRMA_VCTX_PREFIX_MAX	(6 * sizeof(void *))
 
 struct softrma_device {
 	struct verbs_device vdev;
@@ -20,6 +24,7 @@ struct softrma_device {
 };
 
 struct softrma_context {
+	uint8_t vctx_prefix[SOFTRMA_VCTX_PREFIX_MAX];	/* abi.c */
 	struct verbs_context vctx;
 };
 
@@ -91,6 +96,27 @@ static inline struct softrma_qp *to_sqp(struct ibv_qp *ibqp)
 static inline struct softrma_device *to_sdev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct softrma_device, vdev.device);
+}
+
+/* abi.c: the layout of the loaded libibverbs */
+struct softrma_abi {
+	unsigned int release;	/* the oldest rdma-core release with it */
+	size_t vctx_prefix;	/* bytes it has in front of struct verbs_context */
+};
+extern struct softrma_abi softrma_abi;
+
+unsigned int softrma_abi_loaded_release(void);
+void softrma_abi_init(unsigned int release);
+size_t softrma_abi_op_slot(size_t slot);
+void softrma_abi_set_ops(struct softrma_context *ctx,
+			 const struct verbs_context_ops *ops);
+void softrma_abi_enable_qp_ex(struct softrma_qp *qp);
+
+/* The context's struct verbs_context as libibverbs sees it. */
+static inline struct verbs_context *softrma_lib_vctx(struct softrma_context *ctx)
+{
+	return (struct verbs_context *)((uint8_t *)&ctx->vctx -
+					softrma_abi.vctx_prefix);
 }
 
 /* verbs.c */

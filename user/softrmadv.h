@@ -2,9 +2,10 @@
 /*
  * softrma's direct verbs: what the installed rdma-core has no verb for yet.
  *
- * RDMA FLUSH (IBA 1.5) arrived in rdma-core 45 as ibv_wr_flush(); with
- * rdma-core 44 it is softrmadv_wr_flush(), with the same arguments and
- * meaning, between ibv_wr_start() and ibv_wr_complete() on an RC QP that
+ * RDMA FLUSH (IBA 1.5) arrived in rdma-core 45 as ibv_wr_flush(), which
+ * softrma implements; with rdma-core 44 it is softrmadv_wr_flush(), the
+ * same function (a QP's wr_flush from rdma-core 45 on), with the same
+ * arguments and meaning, between ibv_wr_start() and ibv_wr_complete() on an RC QP that
  * was created with SOFTRMADV_QP_EX_WITH_FLUSH in send_ops_flags.  The
  * target QP and MR need the matching SOFTRMADV_ACCESS_FLUSH_* flag in
  * ibv_modify_qp()'s qp_access_flags and ibv_reg_mr()'s access; its

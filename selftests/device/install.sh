@@ -14,7 +14,7 @@ libdir=/usr/lib/x86_64-linux-gnu/libibverbs
 mkdir -p /tmp/modules.saved
 cp -p "/lib/modules/$kver"/modules.* /tmp/modules.saved/
 cleanup() {
-	rm -f "/lib/modules/$kver/updates/softrma.ko" "$libdir/libsoftrma-rdmav34.so" \
+	rm -f "/lib/modules/$kver/updates/softrma.ko" "$libdir"/libsoftrma-rdmav*.so \
 		/etc/libibverbs.d/softrma.driver /usr/include/infiniband/softrmadv.h \
 		/usr/share/man/man7/softrma.7 /usr/share/man/man7/softrmadv.7 \
 		/usr/share/man/man3/softrmadv_*.3

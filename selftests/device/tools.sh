@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Unmodified tools over softrma: ibv_rc_pingpong (polling and events, which
-# validates data), ibv_srq_pingpong, ibv_uc_pingpong and perftest's RC
+# Unmodified tools over softrma: ibv_rc_pingpong (polling, events and the
+# ibv_wr_* API with -N; it validates data), ibv_srq_pingpong, ibv_uc_pingpong and perftest's RC
 # tests, server and client in one guest; qperf's RC tests.
 # perftest -R (rdma_cm) runs in rdma_cm.sh.
 . "$(dirname "$0")/../lib.sh"
@@ -10,6 +10,7 @@ add_softrma0
 
 pair "ibv_rc_pingpong" "ibv_rc_pingpong -d softrma0 -g 1 -n 500"
 pair "ibv_rc_pingpong -e" "ibv_rc_pingpong -d softrma0 -g 1 -n 500 -e"
+pair "ibv_rc_pingpong -N" "ibv_rc_pingpong -d softrma0 -g 1 -n 500 -N"
 pair "ibv_rc_pingpong -s 65536" "ibv_rc_pingpong -d softrma0 -g 1 -n 100 -s 65536"
 pair "ibv_srq_pingpong" "ibv_srq_pingpong -d softrma0 -g 1 -n 200 -q 4"
 pair "ibv_uc_pingpong" "ibv_uc_pingpong -d softrma0 -g 1 -n 500"

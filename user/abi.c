@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The layout of the private provider ABI that the loaded libibverbs has.
+ * The provider is written against rdma-core 44's (provider-abi.h); later
+ * releases changed three things, not always with a new ABI number:
+ *
+ *  - rdma-core 45 appended wr_flush to struct ibv_qp_ex, inside ABI 34, which
+ *    moved struct verbs_qp's comp_mask and xrcd;
+ *  - new ops go into struct verbs_context_ops in its alphabetical order,
+ *    moving the slots after them;
+ *  - most of them also go in front of struct verbs_context, whose
+ *    struct ibv_context stays its last member: ABI 59 (rdma-core 59 to 61
+ *    and, without a new ABI number, 62 and 63) and 64.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+
+#include "softrma.h"
+#include "softrmadv.h"
+
+struct softrma_abi softrma_abi;
+
+#define PABI_SLOT(member) (offsetof(struct verbs_context_ops, member))
+
+/* The ops rdma-core added after 44 (as of 64). */
+static const struct softrma_newer_op {
+	size_t before;		/* the slot of rdma-core 44 it is inserted before */
+	unsigned int since;	/* the rdma-core release that added it */
+	bool in_vctx;		/* also put in front of struct verbs_context */
+} softrma_newer_ops[] = {
+	{ PABI_SLOT(alloc_dm), 64, true },	/* alloc_buf */
+	{ PABI_SLOT(alloc_mw), 59, true },	/* alloc_dmah */
+	{ PABI_SLOT(dealloc_mw), 59, true },	/* dealloc_dmah */
+	{ PABI_SLOT(free_context), 62, true },	/* dm_export_dmabuf_fd */
+	{ PABI_SLOT(free_context), 64, true },	/* free_buf */
+	{ PABI_SLOT(query_qp), 62, false },	/* query_port_speed */
+	{ PABI_SLOT(req_notify_cq), 59, true },	/* reg_mr_ex */
+};
+
+#define SOFTRMA_OPS_44	(sizeof(struct verbs_context_ops) / sizeof(void *))
+#define SOFTRMA_OPS_MAX	(SOFTRMA_OPS_44 + ARRAY_SIZE(softrma_newer_ops))
+
+/*
+ * The oldest rdma-core release whose layout the loaded libibverbs has:
+ * 44 or 45 for ABI 34, told by where libibverbs' own ibv_qp_to_qp_ex()
+ * looks for comp_mask; 45 for 57; 59 or 62 for 59, told by
+ * ibv_query_port_speed, which 62 added; 64 for 64.
+ */
+unsigned int softrma_abi_loaded_release(void)
+{
+#if SOFTRMA_PABI == 34
+	struct verbs_qp probe;
+
+	memset(&probe, 0, sizeof(probe));
+	probe.v45.comp_mask = VERBS_QP_EX;
+	return ibv_qp_to_qp_ex(&probe.qp) ? 45 : 44;
+#elif SOFTRMA_PABI == 57
+	return 45;
+#elif SOFTRMA_PABI == 59
+	void *lib = dlopen("libibverbs.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	unsigned int release = 59;
+
+	if (lib && dlvsym(lib, "ibv_query_port_speed", "IBVERBS_1.16"))
+		release = 62;
+	if (lib)
+		dlclose(lib);
+	return release;
+#else
+	return 64;
+#endif
+}
+
+/* Lays the provider out for libibverbs of rdma-core release @release. */
+void softrma_abi_init(unsigned int release)
+{
+	softrma_abi.release = release;
+	softrma_abi.vctx_prefix = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(softrma_newer_ops); i++)
+		if (softrma_newer_ops[i].in_vctx &&
+		    softrma_newer_ops[i].since <= softrma_abi.release)
+			softrma_abi.vctx_prefix += sizeof(void *);
+}
+
+/* Where the loaded libibverbs has the op of rdma-core 44's slot @slot. */
+size_t softrma_abi_op_slot(size_t slot)
+{
+	size_t moved = slot;
+
+	for (size_t i = 0; i < ARRAY_SIZE(softrma_newer_ops); i++)
+		if (softrma_newer_ops[i].since <= softrma_abi.release &&
+		    softrma_newer_ops[i].before <= slot)
+			moved += sizeof(void *);
+	return moved;
+}
+
+/* verbs_set_ops() with @ops laid out as the loaded libibverbs reads them. */
+void softrma_abi_set_ops(struct softrma_context *ctx,
+			 const struct verbs_context_ops *ops)
+{
+	void (*in[SOFTRMA_OPS_44])(void);
+	void (*out[SOFTRMA_OPS_MAX])(void);
+
+	static_assert(sizeof(in) == sizeof(*ops), "ops are pointers");
+	memcpy(in, ops, sizeof(in));
+	memset(out, 0, sizeof(out));
+	for (size_t i = 0; i < SOFTRMA_OPS_44; i++)
+		out[softrma_abi_op_slot(i * sizeof(void *)) / sizeof(void *)] = in[i];
+	verbs_set_ops(softrma_lib_vctx(ctx), (const void *)out);
+}
+
+/* ibv_qp_to_qp_ex() returns the QP's struct ibv_qp_ex from now on. */
+void softrma_abi_enable_qp_ex(struct softrma_qp *qp)
+{
+	if (softrma_abi.release >= 45) {
+		qp->vqp.v45.wr_flush = softrmadv_wr_flush;
+		qp->vqp.v45.comp_mask |= VERBS_QP_EX;
+	} else {
+		qp->vqp.v44.comp_mask |= VERBS_QP_EX;
+	}
+}
