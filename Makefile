@@ -12,6 +12,10 @@
 # make debug-kernel  build 6.12 with KASAN, lockdep, kmemleak, UBSAN (once per
 #                 machine) and install it for `make check KVERS=<its name>`
 # make install    install module (with depmod) and provider on this host
+# make dkms-install  the module through DKMS (rebuilt for every new kernel),
+#                 and the provider; make dkms-uninstall removes both
+# make deb        Debian packages softrma-dkms and libsoftrma in build/deb;
+#                 make check-deb installs, uses and purges them in a guest
 #
 # The module is installed unsigned (distribution kernels taint, and refuse it
 # under Secure Boot lockdown unless you sign it with your own key).
@@ -40,10 +44,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 BUILD = $(SRC)/build/$(KVER)
 
 DESTDIR ?=
-LIBDIR ?= /usr/lib/$(shell $(CC) -dumpmachine)
+LIBDIR ?= $(or $(shell pkg-config --variable=libdir libibverbs 2>/dev/null), \
+	       /usr/lib/$(shell $(CC) -print-multiarch))
 
 .PHONY: all modules modules-all user tests deps check check-rdma-core run bench \
-	install debug-kernel fuzz clean FORCE
+	install dkms-install dkms-uninstall deb check-deb debug-kernel fuzz clean FORCE
 
 all: modules user tests
 
@@ -101,6 +106,11 @@ check-rdma-core: modules user tests
 	selftests/vm/run -k $(KVER) -m 4096 -t 1200 -- env RDMA_CORE_BUILDS=$(RDMA_CORE_BUILDS) \
 		sh selftests/run_tests.sh device/rdma_core.sh
 
+# make deb's packages installed, used and purged in a guest (device/deb.sh).
+check-deb: deb tests
+	selftests/vm/run -k $(KVER) -m 4096 -t 1500 -- env TEST_TIMEOUT=1200 \
+		sh selftests/run_tests.sh device/deb.sh
+
 fuzz:
 	$(MAKE) -C selftests/proto fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600)
 
@@ -117,6 +127,24 @@ install: modules user
 	install -D -m 644 $(BUILD)/softrma.ko /lib/modules/$(KVER)/updates/softrma.ko
 	depmod -a $(KVER)
 	$(MAKE) -C user install DESTDIR=$(DESTDIR) LIBDIR=$(LIBDIR)
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(SRC)/dkms.conf)
+DKMS_SRC := /usr/src/softrma-$(VERSION)
+
+dkms-install: user
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	cp -r Kbuild dkms.conf kernel include $(DKMS_SRC)/
+	dkms status -m softrma -v $(VERSION) | grep -q . || dkms add -m softrma -v $(VERSION)
+	dkms install -m softrma -v $(VERSION) -k $(KVER)
+	$(MAKE) -C user install LIBDIR=$(LIBDIR)
+
+dkms-uninstall:
+	! dkms status -m softrma -v $(VERSION) | grep -q . || dkms remove -m softrma -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+deb: user
+	@mkdir -p build/deb
+	sh scripts/deb.sh build/deb
 
 clean:
 	rm -rf build

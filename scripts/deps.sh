@@ -25,7 +25,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	qemu-system-x86 busybox-static cpio \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
 	ibverbs-utils rdmacm-utils perftest qperf libfabric-bin iproute2 iputils-ping procps man-db \
-	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi"
+	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi dkms"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).
 [ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \

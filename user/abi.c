@@ -44,8 +44,9 @@ static const struct softrma_newer_op {
 /*
  * The oldest rdma-core release whose layout the loaded libibverbs has:
  * 44 or 45 for ABI 34, told by where libibverbs' own ibv_qp_to_qp_ex()
- * looks for comp_mask; 45 for 57; 59 or 62 for 59, told by
- * ibv_query_port_speed, which 62 added; 64 for 64.
+ * looks for comp_mask (rdma-core 34 to 43 have ABI 34 too, with a shorter
+ * struct ibv_qp_ex and fewer ops: 0, not served); 45 for 57; 59 or 62 for
+ * 59, told by ibv_query_port_speed, which 62 added; 64 for 64.
  */
 unsigned int softrma_abi_loaded_release(void)
 {
@@ -54,7 +55,11 @@ unsigned int softrma_abi_loaded_release(void)
 
 	memset(&probe, 0, sizeof(probe));
 	probe.v45.comp_mask = VERBS_QP_EX;
-	return ibv_qp_to_qp_ex(&probe.qp) ? 45 : 44;
+	if (ibv_qp_to_qp_ex(&probe.qp))
+		return 45;
+	memset(&probe, 0, sizeof(probe));
+	probe.v44.comp_mask = VERBS_QP_EX;
+	return ibv_qp_to_qp_ex(&probe.qp) ? 44 : 0;
 #elif SOFTRMA_PABI == 57
 	return 45;
 #elif SOFTRMA_PABI == 59

@@ -110,6 +110,13 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 		RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
+	/* A release that changed the layout again, without a new ABI number. */
+	if (ctx->vctx.sz != sizeof(ctx->vctx) + softrma_abi.vctx_prefix) {
+		verbs_uninit_context(softrma_lib_vctx(ctx));
+		free(ctx);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 
 #if SOFTRMA_PABI >= 57
 	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), NULL,
@@ -150,7 +157,11 @@ static const struct verbs_device_ops softrma_dev_ops = {
 
 static void __attribute__((constructor)) softrma_register_driver(void)
 {
-	softrma_abi_init(softrma_abi_loaded_release());
+	unsigned int release = softrma_abi_loaded_release();
+
+	if (!release)
+		return;
+	softrma_abi_init(release);
 	SOFTRMA_REGISTER_DRIVER(SOFTRMA_PABI)(&softrma_dev_ops);
 }
 

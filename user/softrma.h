@@ -15,8 +15,12 @@
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* What a later libibverbs puts in front of struct verbs_context (abi.c). */
-#define SOFTRMA_VCTX_PREFIX_MAX	(6 * sizeof(void *))
+/*
+ * What a later libibverbs puts in front of struct verbs_context (abi.c):
+ * 48 bytes as of rdma-core 64, and room for a release that adds more
+ * without a new ABI number, which softrma_alloc_context() then refuses.
+ */
+#define SOFTRMA_VCTX_PREFIX_MAX	(16 * sizeof(void *))
 
 struct softrma_device {
 	struct verbs_device vdev;

@@ -11,8 +11,9 @@
  * ibv_modify_qp()'s qp_access_flags and ibv_reg_mr()'s access; its
  * completion has opcode SOFTRMADV_WC_FLUSH.
  *
- * The functions live in the provider: link with
- * -L<libdir>/libibverbs -l:libsoftrma-rdmav34.so.
+ * The functions live in the provider library of the installed libibverbs'
+ * private ABI: link with -L<libdir>/libibverbs -l:libsoftrma-rdmav34.so
+ * for rdma-core 44 to 56 (-rdmav57.so, -rdmav59.so, -rdmav64.so later).
  */
 #ifndef SOFTRMADV_H
 #define SOFTRMADV_H

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # A link-time stand-in for a libibverbs of private ABI PABI, for building
-# the provider of that ABI where another libibverbs is installed: every
+# the provider of that ABI whatever libibverbs is installed: every
 # function of the installed library, under its version node, the private
 # ones under IBVERBS_PRIVATE_<PABI> (and verbs_register_driver_<PABI>).
 # Linking against it records what a libibverbs of that ABI provides; at run
@@ -16,7 +16,7 @@ lib=$(${CC:-cc} -print-file-name=libibverbs.so)
 mkdir -p "$out"
 # objdump -T: "ADDR FLAGS DF .text SIZE VERSION NAME"; a hidden (older)
 # version is in parentheses and is left out.
-objdump -T "$lib" | awk -v pabi="$pabi" '
+${OBJDUMP:-objdump} -T "$lib" | awk -v pabi="$pabi" '
 	$3 == "DF" && $4 == ".text" && $(NF - 1) !~ /^\(/ {
 		node = $(NF - 1); name = $NF
 		if (node ~ /^IBVERBS_PRIVATE_/) node = "IBVERBS_PRIVATE_" pabi

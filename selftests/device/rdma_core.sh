@@ -6,7 +6,8 @@
 # ibv_devinfo, ibv_rc_pingpong with and without -N (the ibv_wr_* API, which
 # needs the release's struct verbs_qp layout), verbs/ext_api (built against
 # rdma-core 44's headers, as programs of the installed release are) and,
-# from rdma-core 45 on, ibv_wr_flush() reaching the provider; perftest's
+# from rdma-core 45 on, ibv_wr_flush() reaching the provider; rdma-core 34
+# to 43 (ABI 34 too, older layouts) get no softrma device; perftest's
 # ib_write_bw and ib_send_bw (which post with ibv_wr_* since perftest 6)
 # where built against that release under $PERFTEST_BUILDS/vNN/bin.  Skipped without builds
 # (make check-rdma-core).
@@ -59,6 +60,12 @@ for b in "$builds"/v*; do
 	[ -e "$b/lib/libibverbs.so.1" ] || continue
 	v=${b##*/}
 	export LD_LIBRARY_PATH="$b/lib"
+	if [ "${v#v}" -lt 44 ]; then
+		"$b/bin/ibv_devinfo" -d softrma0 > /tmp/devinfo.log 2>&1 &&
+			fail "$v: softrma0 served by the libibverbs of rdma-core $v"
+		info "$v: softrma0 not served: $(head -n 1 /tmp/devinfo.log)"
+		continue
+	fi
 	"$b/bin/ibv_devinfo" -d softrma0 > /tmp/devinfo.log 2>&1 &&
 		grep -q PORT_ACTIVE /tmp/devinfo.log ||
 		fail "$v: ibv_devinfo: $(tail -n 3 /tmp/devinfo.log)"
