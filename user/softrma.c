@@ -112,10 +112,8 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 	/* A release that changed the layout again, without a new ABI number. */
 	if (ctx->vctx.sz != sizeof(ctx->vctx) + softrma_abi.vctx_prefix) {
-		verbs_uninit_context(softrma_lib_vctx(ctx));
-		free(ctx);
-		errno = EOPNOTSUPP;
-		return NULL;
+		ret = EOPNOTSUPP;
+		goto err;
 	}
 
 #if SOFTRMA_PABI >= 57
@@ -125,14 +123,16 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), &resp,
 				  sizeof(resp));
 #endif
-	if (ret) {
-		verbs_uninit_context(softrma_lib_vctx(ctx));
-		free(ctx);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		goto err;
 	softrma_abi_set_ops(ctx, &softrma_ctx_ops);
 	return softrma_lib_vctx(ctx);
+
+err:
+	verbs_uninit_context(softrma_lib_vctx(ctx));
+	free(ctx);
+	errno = ret;
+	return NULL;
 }
 
 /*
