@@ -77,13 +77,21 @@ int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
 	return 0;
 }
 
+static void softrma_mr_unpin(struct softrma_mr *mr)
+{
+	kvfree(mr->pages);
+	mr->pages = NULL;
+	mr->npages = 0;
+	if (!IS_ERR_OR_NULL(mr->umem))
+		ib_umem_release(mr->umem);
+	mr->umem = NULL;
+}
+
 static void softrma_mr_free(struct softrma_mr *mr)
 {
 	kvfree(mr->map_pages);
-	if (!mr->mw_type)	/* a window's are its MR's */
-		kvfree(mr->pages);
-	if (!IS_ERR_OR_NULL(mr->umem))
-		ib_umem_release(mr->umem);
+	if (!mr->mw_type)	/* a window's pages are its MR's */
+		softrma_mr_unpin(mr);
 	kfree(mr);
 }
 
@@ -181,10 +189,27 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 }
 
 /*
+ * Whether @access needs pages pinned anew: the pin was taken without
+ * FOLL_WRITE and @access lets the device write (ib_access_writable(), as
+ * ib_umem_get() decides), or FLUSH to persistence is new and must be
+ * checked against the pages.
+ */
+static bool softrma_mr_needs_pin(const struct softrma_mr *mr, int access)
+{
+	return (ib_access_writable(access) && !mr->umem->writable) ||
+	       (access & ~mr->access & SOFTRMA_ACCESS_FLUSH_PERSISTENT);
+}
+
+/*
  * ibv_rereg_mr(), in place: the MR keeps its keys, as on hardware.  It is
  * invalid while it changes, and the accesses in progress are done first;
- * the core sets a new PD once it returns.  Not while windows are bound to
- * it, as deregistration.
+ * the lists made before it changed never enter it again (gen).  Not while
+ * windows are bound to it, as deregistration.  The new PD is set before the
+ * MR is valid again, so that the old PD's QPs never reach the new memory;
+ * the core sets it again once this returns.  The new pages are pinned
+ * before the old ones go, unless that fails for want of memory (as at
+ * RLIMIT_MEMLOCK): then they are pinned after, and a failure leaves the MR
+ * invalid, as ibv_rereg_mr(3) allows.
  */
 struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				    u64 length, u64 iova, int access,
@@ -207,12 +232,11 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	err = err ?: softrma_mr_check(length, iova, access);
 	if (err)
 		return ERR_PTR(err);
-	if ((flags & IB_MR_REREG_TRANS) ||
-	    (access & ~mr->access & SOFTRMA_ACCESS_FLUSH_PERSISTENT)) {
-		trans = softrma_mr_new(ibmr->device, (flags & IB_MR_REREG_TRANS) ?
-				       start : mr->umem->address, length, iova,
-				       access);
-		if (IS_ERR(trans))
+	if ((flags & IB_MR_REREG_TRANS) || softrma_mr_needs_pin(mr, access)) {
+		if (!(flags & IB_MR_REREG_TRANS))
+			start = mr->umem->address;
+		trans = softrma_mr_new(ibmr->device, start, length, iova, access);
+		if (IS_ERR(trans) && PTR_ERR(trans) != -ENOMEM)
 			return ERR_CAST(trans);
 	}
 
@@ -226,6 +250,12 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	xa_unlock(&sdev->mr_xa);
 	softrma_mr_wait_users(mr);
 
+	if (IS_ERR(trans)) {
+		softrma_mr_unpin(mr);
+		trans = softrma_mr_new(ibmr->device, start, length, iova, access);
+		if (IS_ERR(trans))
+			return ERR_CAST(trans);
+	}
 	if (trans) {
 		swap(mr->umem, trans->umem);
 		swap(mr->pages, trans->pages);
@@ -236,10 +266,12 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	}
 	xa_lock(&sdev->mr_xa);
 	mr->access = access;
-	WRITE_ONCE(mr->valid, true);
+	if (flags & IB_MR_REREG_PD)
+		WRITE_ONCE(mr->ibmr.pd, pd);
+	softrma_mr_publish(mr);
 	xa_unlock(&sdev->mr_xa);
 out:
-	if (trans)
+	if (!IS_ERR_OR_NULL(trans))
 		softrma_mr_free(trans);
 	return err ? ERR_PTR(err) : NULL;
 }
@@ -374,7 +406,13 @@ int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 	    len > ((u64)mr->map_npages << PAGE_SHIFT) - mr->map_page_offset ||
 	    mr->ibmr.iova + len < mr->ibmr.iova)
 		goto out;
-	/* Invalid: no access is in progress, none begins. */
+	/*
+	 * Invalid, none begins; one still in progress (a consumer that did
+	 * not wait for its invalidation) would find the new pages.
+	 */
+	smp_mb();	/* valid read before the users: softrma_mr_enter() */
+	if (refcount_read(&mr->users.count) > 1)
+		goto out;
 	swap(mr->pages, mr->map_pages);
 	mr->npages = mr->map_npages;
 	mr->page_offset = mr->map_page_offset;
@@ -382,7 +420,7 @@ int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 	mr->length = len;
 	mr->access = access;
 	mr->key = key;
-	WRITE_ONCE(mr->valid, true);
+	softrma_mr_publish(mr);
 	err = 0;
 out:
 	xa_unlock(&sdev->mr_xa);
@@ -441,15 +479,28 @@ int softrma_mr_invalidate(struct ib_qp *qp, u32 key)
 }
 
 /*
- * Begins an access to @mr through a list made when @key named it: false
- * when it is deregistered, invalid, or registered again since.
+ * Makes @mr, changed while invalid, valid under a new generation: its
+ * range, pages and rights are seen before it is (softrma_mr_enter()).
  */
-bool softrma_mr_enter(struct softrma_mr *mr, u32 key)
+void softrma_mr_publish(struct softrma_mr *mr)
+{
+	lockdep_assert_held(&to_sdev(mr->ibmr.device)->mr_xa.xa_lock);
+	WRITE_ONCE(mr->gen, mr->gen + 1);
+	smp_store_release(&mr->valid, true);
+}
+
+/*
+ * Begins an access to @mr through a list made when @key named it in
+ * generation @gen: false when it is deregistered, invalid, or has been
+ * registered or bound again since.
+ */
+bool softrma_mr_enter(struct softrma_mr *mr, u32 key, u32 gen)
 {
 	if (!softrma_users_get(&mr->users))
 		return false;
 	smp_mb();	/* in use before valid is read: softrma_mr_wait_users() */
-	if (READ_ONCE(mr->valid) && READ_ONCE(mr->key) == key)
+	if (smp_load_acquire(&mr->valid) && READ_ONCE(mr->key) == key &&
+	    READ_ONCE(mr->gen) == gen)
 		return true;
 	softrma_mr_put(mr);
 	return false;

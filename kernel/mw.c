@@ -123,7 +123,10 @@ static bool softrma_mw_may_bind(const struct softrma_mr *win,
  * The MR a window binds to: a user MR of the window's PD that allows
  * binding (C10-73), covers the range, and is locally writable if the window
  * lets remote peers write (C10-74).  It is counted as bound to while it is
- * still registered, so that it stays so.
+ * still registered and valid, in the locked section in which a rereg or a
+ * deregistration looks for windows (the MR is in use meanwhile, so a rereg
+ * that made it invalid waits): from then on neither changes its range or
+ * pages until the window lets go.
  */
 static struct softrma_mr *softrma_mw_hold_mr(struct softrma_dev *sdev,
 					     const struct softrma_mr *win,
@@ -141,7 +144,7 @@ static struct softrma_mr *softrma_mw_hold_mr(struct softrma_dev *sdev,
 	    (!(access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) ||
 	     (mr->access & IB_ACCESS_LOCAL_WRITE))) {
 		xa_lock(&sdev->mr_xa);
-		if (xa_load(&sdev->mr_xa, mr->key >> 8) == mr) {
+		if (xa_load(&sdev->mr_xa, mr->key >> 8) == mr && mr->valid) {
 			atomic_inc(&mr->windows);
 			refcount_inc(&mr->ref);
 			held = mr;
@@ -173,7 +176,7 @@ static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 		win->length = sqe->wr.bind.length;
 		win->access = sqe->wr.bind.access;
 		win->qpn = qpn;
-		WRITE_ONCE(win->valid, true);
+		softrma_mr_publish(win);
 	}
 	xa_unlock(&sdev->mr_xa);
 }

@@ -27,7 +27,8 @@ static struct softrma_seg softrma_seg_mr(struct softrma_mr *mr, u64 iova,
 {
 	refcount_inc(&mr->ref);
 	return (struct softrma_seg) {
-		.mr = mr, .addr = iova, .key = mr->key, .len = len,
+		.mr = mr, .addr = iova, .key = mr->key, .gen = mr->gen,
+		.len = len,
 	};
 }
 
@@ -150,14 +151,15 @@ static void softrma_sgl_exit(const struct softrma_sgl *sgl, u32 num)
 /*
  * Begins an access to every MR of @sgl, which deregistration and
  * invalidation wait for; false, with none begun, when one is deregistered,
- * invalidated or registered again since the list was made.
+ * invalidated, registered again or bound again since the list was made.
  */
 static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
 {
 	const struct softrma_seg *seg = sgl->seg;
 
 	for (u32 i = 0; i < sgl->num; i++) {
-		if (seg[i].mr && !softrma_mr_enter(seg[i].mr, seg[i].key)) {
+		if (seg[i].mr && !softrma_mr_enter(seg[i].mr, seg[i].key,
+						   seg[i].gen)) {
 			softrma_sgl_exit(sgl, i);
 			return false;
 		}

@@ -22,7 +22,8 @@ struct softrma_seg {
 	struct softrma_mr *mr;		/* NULL: kaddr */
 	void *kaddr;
 	u64 addr;			/* iova within mr */
-	u32 key;			/* mr's key when the list was made */
+	u32 key;			/* mr's key and generation when */
+	u32 gen;			/* the list was made */
 	u32 len;
 };
 

@@ -161,6 +161,12 @@ struct softrma_mr {
 	u32 key;
 	bool valid;
 	/*
+	 * Counts the times it became valid (softrma_mr_publish()): a list
+	 * made before the last rereg, registration, bind or invalidation,
+	 * even under the same key, no longer enters it.
+	 */
+	u32 gen;
+	/*
 	 * Fast registration: pages[] and map_pages[] hold max_pages each;
 	 * ib_map_mr_sg() fills map_pages[] for the next IB_WR_REG_MR, which
 	 * swaps it in, so that a consumer may map while the MR is still
@@ -416,7 +422,8 @@ int softrma_mr_invalidate(struct ib_qp *qp, u32 key);
 int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
 			  enum softrma_obj obj);
 void softrma_mr_wait_users(struct softrma_mr *mr);
-bool softrma_mr_enter(struct softrma_mr *mr, u32 key);
+bool softrma_mr_enter(struct softrma_mr *mr, u32 key, u32 gen);
+void softrma_mr_publish(struct softrma_mr *mr);
 void softrma_mr_put(struct softrma_mr *mr);
 void softrma_mr_unref(struct softrma_mr *mr);
 struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,

@@ -13,7 +13,9 @@
  *
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] mw [HARNESS OPTIONS]
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #define PAIR_BUF_LEN	(64 << 10)
 #include "pair.h"
@@ -574,6 +576,99 @@ TEST_F(mw, hostile_binds_refused)
 		CHECK(!memcmp(self->p.b.buf, self->shadow, PAIR_BUF_LEN),
 		      "b's buffer changed");
 	}
+}
+
+/* @qp, in error after a failed bind, back to RTS towards @dest. */
+static void qp_restart(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	attr = (struct ibv_qp_attr) {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = ALL_ACCESS,
+	};
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	connect_qp(qp, dest, 0);
+}
+
+static void spin_ns(long ns)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < ns);
+}
+
+struct rereg_race {
+	pthread_barrier_t start;
+	struct ibv_mr *mr;
+	void *to;		/* where the rereg moves the MR */
+	int ret;
+};
+
+static void *rereg_racer(void *arg)
+{
+	struct rereg_race *r = arg;
+
+	pthread_barrier_wait(&r->start);
+	r->ret = ibv_rereg_mr(r->mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			      r->to, PAIR_BUF_LEN, MR_ACCESS);
+	return NULL;
+}
+
+/*
+ * A bind over b's buffer and a rereg that moves its MR to other memory,
+ * started together (the bind later by 0 to 100 us, so that its checks meet
+ * the rereg's at some point), never both succeed: a bind that came first
+ * makes the rereg fail (a window is bound), one that came after finds its
+ * range outside the MR.  Both succeeding leaves the window on the page array
+ * the rereg freed (security review 2, G3; a KASAN kernel reports it).
+ */
+TEST_F(mw, bind_races_rereg)
+{
+	struct rereg_race r = { .mr = self->mr };
+	int iterations = 1000 * test_bound(1), both = 0;
+	char *other = calloc(1, PAIR_BUF_LEN);
+	struct ibv_wc wc;
+	pthread_t t;
+
+	CHECK(other, "calloc");
+	CHECK_EQ(pthread_barrier_init(&r.start, NULL, 2), 0);
+	self->mw = alloc_mw(self->p.b.pd, IBV_MW_TYPE_1);
+	for (int i = 0; i < iterations; i++) {
+		r.to = other;
+		CHECK_EQ(pthread_create(&t, NULL, rereg_racer, &r), 0);
+		pthread_barrier_wait(&r.start);
+		spin_ns(i % 1000 * 100);
+		wc = bind1(self, self->mr, WIN_ACCESS, 0, 4096);
+		pthread_join(t, NULL);
+		CHECK(wc.status == IBV_WC_SUCCESS || wc.status == IBV_WC_MW_BIND_ERR,
+		      "bind: %s", ibv_wc_status_str(wc.status));
+		both += wc.status == IBV_WC_SUCCESS && !r.ret;
+		if (wc.status == IBV_WC_SUCCESS)
+			check_wc(bind1(self, self->mr, WIN_ACCESS, 0, 0),
+				 IBV_WC_SUCCESS, IBV_WC_BIND_MW);
+		else
+			qp_restart(self->p.b.qp, self->p.a.qp->qp_num);
+		if (!r.ret) {
+			r.to = self->p.b.buf;
+			CHECK_EQ(ibv_rereg_mr(self->mr,
+					      IBV_REREG_MR_CHANGE_TRANSLATION,
+					      NULL, r.to, PAIR_BUF_LEN,
+					      MR_ACCESS), 0);
+		}
+	}
+	CHECK(!both, "%d of %d binds and reregs both succeeded", both,
+	      iterations);
+	check_wc(bind1(self, self->mr, WIN_ACCESS, 0, 4096), IBV_WC_SUCCESS,
+		 IBV_WC_BIND_MW);
+	write_lands(self, self->mw->rkey, b_addr(self, 0), 0, 4096);
+	pthread_barrier_destroy(&r.start);
+	free(other);
 }
 
 TEST_F(mw, wrong_type_refused)

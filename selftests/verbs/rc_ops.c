@@ -11,7 +11,9 @@
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] rc_ops [HARNESS OPTIONS]
  * (-h: -l lists the cases, -v wire runs one variant, -r rc.wire.uc_send one case)
  */
+#include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define BIG (16 << 20)
@@ -543,6 +545,77 @@ TEST_F(rc, rereg_mr_access)
 	CHECK_EQ(write_100(p, p->b.buf, p->b.mr->rkey).status,
 		 IBV_WC_REM_ACCESS_ERR);
 	CHECK_EQ(p->b.buf[0], 0);
+}
+
+/* A SEND of 100 bytes from a into @buf through @lkey of b: b's completion. */
+static struct ibv_wc send_100_into(struct pair *p, char *buf, uint32_t lkey)
+{
+	struct ibv_sge sge = { (uintptr_t)p->a.buf, 100, p->a.mr->lkey };
+	struct ibv_sge rsge = { (uintptr_t)buf, 100, lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+
+	memset(p->a.buf, 'B', 100);
+	CHECK_EQ(ibv_post_recv(p->b.qp, &rwr, &rbad), 0);
+	post_wait(&p->a, &wr);
+	return test_poll_one(p->b.cq, 5);
+}
+
+/*
+ * ibv_rereg_mr never grants writes on pages pinned for reading only: an MR
+ * over a read-only MAP_SHARED file mapping, registered without rights, is
+ * refused LOCAL_WRITE (pinning the pages for writing fails), keeps what it
+ * had, and the file never changes.
+ */
+TEST_F(rc, rereg_mr_access_read_only_pin)
+{
+	char path[] = "/tmp/rc_ops_ro.XXXXXX", *ro;
+	struct pair *p = &self->p;
+	struct ibv_mr *mr;
+	int fd, rereg;
+
+	pair_init(p, ALL_ACCESS, 0);
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "file");
+	CHECK_EQ(pwrite(fd, "AAAA", 4, 0), 4);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0, "open");
+	ro = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(ro != MAP_FAILED, "mmap");
+	mr = ibv_reg_mr(p->b.pd, ro, 4096, 0);
+	CHECK(mr, "reg_mr of a read-only mapping: %s", strerror(errno));
+	rereg = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			     IBV_ACCESS_LOCAL_WRITE);
+	if (!rereg)
+		send_100_into(p, ro, mr->lkey);
+	CHECK(!memcmp(ro, "AAAA", 4), "the device wrote into a read-only file");
+	CHECK(rereg, "LOCAL_WRITE granted on a read-only pin");
+	CHECK_EQ(send_100_into(p, ro, mr->lkey).status, IBV_WC_LOC_PROT_ERR);
+	CHECK(!memcmp(ro, "AAAA", 4), "the device wrote into a read-only file");
+	CHECK_EQ(ibv_dereg_mr(mr), 0);
+	munmap(ro, 4096);
+	close(fd);
+	unlink(path);
+}
+
+/* ... and an MR of writable memory registered without rights gets them. */
+TEST_F(rc, rereg_mr_access_pins_again)
+{
+	struct pair *p = &self->p;
+	struct ibv_mr *mr;
+	char *page;
+
+	pair_init(p, ALL_ACCESS, 0);
+	page = (char *)(((uintptr_t)p->b.buf + 4095) & ~4095UL);
+	mr = ibv_reg_mr(p->b.pd, page, 4096, 0);
+	CHECK(mr, "reg_mr: %s", strerror(errno));
+	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			      IBV_ACCESS_LOCAL_WRITE), 0);
+	CHECK_EQ(send_100_into(p, page, mr->lkey).status, IBV_WC_SUCCESS);
+	CHECK(!memcmp(page, p->a.buf, 100), "SEND data");
+	CHECK_EQ(ibv_dereg_mr(mr), 0);
 }
 
 /*

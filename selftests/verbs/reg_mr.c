@@ -6,7 +6,8 @@
  *
  * usage: reg_mr DEV            the checks above
  *        reg_mr DEV memlock    run with RLIMIT_MEMLOCK 64 KiB and no
- *                              CAP_IPC_LOCK: 1 MiB must fail with ENOMEM
+ *                              CAP_IPC_LOCK: 1 MiB must fail with ENOMEM,
+ *                              48 KiB registered again elsewhere must not
  *        reg_mr DEV hold N     register N MiB and exit without deregistering
  */
 #include <sys/mman.h>
@@ -120,6 +121,29 @@ static void check_errors(struct ibv_pd *pd)
 	munmap(ro, page);
 }
 
+/*
+ * An MR of 48 KiB under a limit of 64 KiB is registered again over other
+ * 48 KiB, and again with rights that need its pages pinned for writing:
+ * the old pin goes before the new one is taken.
+ */
+static void check_memlock_rereg(struct ibv_pd *pd)
+{
+	const size_t len = 48 << 10;
+	char *a = aligned_alloc(4096, len), *b = aligned_alloc(4096, len);
+	struct ibv_mr *mr;
+
+	CHECK(a && b, "aligned_alloc");
+	mr = must_reg(pd, a, len, 0);
+	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, b, len,
+			      0), 0);
+	CHECK(mr->addr == b, "addr %p, want %p", mr->addr, b);
+	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			      IBV_ACCESS_LOCAL_WRITE), 0);
+	CHECK_EQ(ibv_dereg_mr(mr), 0);
+	free(a);
+	free(b);
+}
+
 static void check_memlock(struct ibv_pd *pd)
 {
 	char *big = malloc(1 << 20), small[16384];
@@ -129,6 +153,7 @@ static void check_memlock(struct ibv_pd *pd)
 	CHECK_EQ(ibv_dereg_mr(must_reg(pd, small, sizeof(small),
 				       IBV_ACCESS_LOCAL_WRITE)), 0);
 	free(big);
+	check_memlock_rereg(pd);
 }
 
 int main(int argc, char **argv)

@@ -145,4 +145,5 @@ def main():
             print(f'# sent: {what}', file=sys.stderr)
 
 
-main()
+if __name__ == "__main__":
+    main()
