@@ -317,9 +317,14 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 		}
 		if (!softrma_wire_send_wqe(qp, wqe, &budget))
 			break;
-		/* UC: sent is done; so was everything before it. */
-		if (!softrma_qp_is_reliable(qp))
+		/*
+		 * UC: sent is done, and so was everything before it; nothing
+		 * is outstanding that the PSN span must wait for.
+		 */
+		if (!softrma_qp_is_reliable(qp)) {
+			w->comp_psn = roce_psn_add(wqe->last_psn, 1);
 			softrma_wire_complete_head(qp, IB_WC_SUCCESS);
+		}
 	}
 	return !budget;
 }
