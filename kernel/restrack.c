@@ -3,9 +3,12 @@
  * What "rdma resource show qp|mr -dd" shows of softrma's objects beyond the
  * core's attributes: how a QP reaches its peer, how far its requester has
  * taken its SQ, and on the wire its PSNs and what is in flight; an MR's
- * pinned pages; a CQ's ring and whether it is armed.
+ * pinned pages; a CQ's ring and whether it is armed.  What would help a
+ * stranger reach another user's memory or connection (an MR's iova, the
+ * live PSNs) is shown only to CAP_NET_ADMIN, as the core shows keys.
  */
 
+#include <linux/capability.h>
 #include <rdma/restrack.h>
 
 #include "wire.h"
@@ -17,18 +20,27 @@ static const char *softrma_qp_transport_name(struct softrma_qp *qp)
 	return qp->on_wire ? "wire" : "local";
 }
 
+/* Whether the task dumping may see addresses and PSNs. */
+static bool softrma_res_privileged(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+}
+
 static int softrma_fill_wire(struct sk_buff *msg, struct softrma_qp *qp)
 {
 	struct softrma_wire *w = qp->wire;
 	int err;
 
 	lockdep_assert_held(&qp->sq_lock);
-	if (rdma_nl_put_driver_u32(msg, "send_psn", w->send_psn) ||
-	    rdma_nl_put_driver_u32(msg, "unacked_psn", w->comp_psn) ||
-	    rdma_nl_put_driver_u32(msg, "wqes_in_flight",
+	if (rdma_nl_put_driver_u32(msg, "wqes_in_flight",
 				   w->next_index - qp->sq.index) ||
 	    rdma_nl_put_driver_u32(msg, "window", w->window) ||
 	    rdma_nl_put_driver_u32(msg, "retries_left", w->retry_left))
+		return -EMSGSIZE;
+	if (!softrma_res_privileged())
+		return 0;
+	if (rdma_nl_put_driver_u32(msg, "send_psn", w->send_psn) ||
+	    rdma_nl_put_driver_u32(msg, "unacked_psn", w->comp_psn))
 		return -EMSGSIZE;
 	mutex_lock(&qp->rq_lock);
 	err = rdma_nl_put_driver_u32(msg, "expected_psn", w->resp.epsn) ||
@@ -126,7 +138,8 @@ int softrma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}
-	if (rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova)) {
+	if (softrma_res_privileged() &&
+	    rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

@@ -10,7 +10,8 @@
 # "rdma resource show qp -dd" shows its QPs' transport and PSNs,
 # "rdma resource show mr -dd" its MR's pinned pages and "rdma resource show
 # cq -dd" its CQs' rings, and the MAD layer's CQ (armed by ib_core after
-# every poll) shows "armed next" and nothing held.  Then the local
+# every poll) shows "armed next" and nothing held; a user without
+# CAP_NET_ADMIN sees neither the PSNs nor the MR's iova.  Then the local
 # transport's counters move by what ibv_rc_pingpong sends.
 . "$(dirname "$0")/../lib.sh"
 
@@ -74,9 +75,20 @@ for _ in $(seq 30); do
 done
 rdma resource show mr -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/mrs.txt
 rdma resource show cq -dd 2>/dev/null | grep "comm ib_write_bw" > /tmp/cqs.txt
+for what in qp mr; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		rdma resource show $what -dd 2>&1 | grep "comm ib_write_bw" > /tmp/${what}s_user.txt
+done
 wait "$spid" "$cpid"
 [ -n "$ok" ] || fail "rdma resource show qp -dd: $(cat /tmp/qps.txt)"
-grep -q "pinned_pages [1-9]" /tmp/mrs.txt || fail "rdma resource show mr -dd: $(cat /tmp/mrs.txt)"
+grep -q "pinned_pages [1-9].* drv_iova 0x" /tmp/mrs.txt || fail "rdma resource show mr -dd: $(cat /tmp/mrs.txt)"
+[ "$(grep -c "transport wire .*window" /tmp/qps_user.txt)" = 2 ] &&
+	! grep -Eq "_psn|drv_msn" /tmp/qps_user.txt ||
+	fail "rdma resource show qp -dd as nobody: $(cat /tmp/qps_user.txt)"
+grep -q "pinned_pages [1-9]" /tmp/mrs_user.txt && ! grep -q "iova" /tmp/mrs_user.txt ||
+	fail "rdma resource show mr -dd as nobody: $(cat /tmp/mrs_user.txt)"
+info "as nobody: $(head -n 1 /tmp/qps_user.txt)"
+info "as nobody: $(head -n 1 /tmp/mrs_user.txt)"
 [ "$(grep -Ec "drv_ring_entries [1-9][0-9]* drv_produced [0-9]+ drv_held [0-9]+ drv_armed (no|next|solicited) drv_overflowed no" /tmp/cqs.txt)" -ge 2 ] &&
 	grep -q "drv_produced [1-9]" /tmp/cqs.txt ||
 	fail "rdma resource show cq -dd: $(cat /tmp/cqs.txt)"
