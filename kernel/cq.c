@@ -146,8 +146,11 @@ int softrma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	/* Both flags, which no consumer should pass, ask for the wider one. */
+	if (flags & IB_CQ_NEXT_COMP)
+		cq->notify = IB_CQ_NEXT_COMP;
+	else if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    !softrma_queue_empty(&cq->queue))
 		missed = 1;
