@@ -131,9 +131,10 @@ install: modules user
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(SRC)/dkms.conf)
 DKMS_SRC := /usr/src/softrma-$(VERSION)
 
+# The sources only, writable by root alone, whatever the umask (dkms-src.sh).
 dkms-install: user
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	cp -r Kbuild dkms.conf kernel include $(DKMS_SRC)/
+	rm -rf $(DKMS_SRC)
+	sh scripts/dkms-src.sh $(DKMS_SRC)
 	dkms status -m softrma -v $(VERSION) | grep -q . || dkms add -m softrma -v $(VERSION)
 	dkms install -m softrma -v $(VERSION) -k $(KVER)
 	$(MAKE) -C user install LIBDIR=$(LIBDIR)

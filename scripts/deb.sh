@@ -33,11 +33,8 @@ EOF_CONTROL
 	printf 'softrma\nLicense: GPL-2.0 OR BSD-2-Clause\n' > "$stage/$pkg/usr/share/doc/$pkg/copyright"
 }
 
-# softrma-dkms
-src=$stage/softrma-dkms/usr/src/softrma-$version
-mkdir -p "$src"
-cp -r Kbuild dkms.conf kernel include "$src/"
-find "$src" \( -name '*.o' -o -name '*.cmd' -o -name '*.ko' -o -name '*.mod*' \) -delete
+# softrma-dkms: the sources as make dkms-install installs them
+sh scripts/dkms-src.sh "$stage/softrma-dkms/usr/src/softrma-$version"
 control softrma-dkms all "dkms (>= 2.8), kmod" \
 	"software RDMA device (RoCEv2) for Linux, kernel module (DKMS)
  softrma registers a RoCE device with the kernel's RDMA core on any
@@ -79,6 +76,9 @@ control libsoftrma "$arch" "libibverbs1 (>= 44), libc6 (>= 2.34)" \
  softrmadv(7)."
 echo /etc/libibverbs.d/softrma.driver > "$stage/libsoftrma/DEBIAN/conffiles"
 
+# The modes of what the packages install are not the builder's umask's:
+# writable by root alone (DKMS compiles /usr/src/softrma-* as root).
+chmod -R u=rwX,go=rX "$stage"
 for pkg in softrma-dkms libsoftrma; do
 	a=$(sed -n 's/^Architecture: //p' "$stage/$pkg/DEBIAN/control")
 	dpkg-deb --root-owner-group -Zxz --build "$stage/$pkg" "$out/${pkg}_${version}_$a.deb" >/dev/null

@@ -74,7 +74,18 @@ host_test() {
 	fi
 }
 host_test proto "codec unit tests, ICRC against zlib, kept fuzz inputs"
-host_test provider "ring geometry checks, the ABI layouts of rdma-core 44 to 64"
+host_test provider "ring geometry checks, the ABI layouts of rdma-core 44 to 64, contexts and ops of larger ones"
+
+# make deb and make dkms-install under a careless umask (security review
+# G13): nothing they install is writable by group or others, and the DKMS
+# tree holds sources only (selftests/deb_modes.sh).
+if sh selftests/deb_modes.sh > build/deb-modes.log 2>&1; then
+	grep '^#' build/deb-modes.log
+	result ok "packages: modes independent of the builder's umask"
+else
+	cat build/deb-modes.log
+	result fail "packages: modes independent of the builder's umask"
+fi
 if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
 		> build/proto-fuzz.log 2>&1; then
 	result ok "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log | tr '\n' ' ')"
