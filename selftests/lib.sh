@@ -27,6 +27,32 @@ ack_timeout() {
 	echo "-u $t"
 }
 
+# as_user UID CMD [ARG...]: CMD as uid and gid UID, with no supplementary
+# groups and no capabilities (setpriv), from /.  The checkout may sit where
+# other users cannot enter (a clone in a 0700 home): a CMD of the checkout
+# runs from a copy, and the provider comes from a copy too (RDMAV_DRIVERS,
+# and LD_LIBRARY_PATH for a program linked with it), in $SOFTRMA_WORLD, a
+# directory of the guest's /tmp that anyone may read.  CMD must need nothing
+# else of the checkout.
+SOFTRMA_WORLD=/tmp/softrma-world
+as_user() {
+	user_id=$1 user_cmd=$2
+	shift 2
+	install -d -m 0755 "$SOFTRMA_WORLD" "$SOFTRMA_WORLD/lib" "$SOFTRMA_WORLD/bin" &&
+		install -m 0644 "$SOFTRMA_TOP"/user/libsoftrma-rdmav*.so "$SOFTRMA_WORLD/lib/" ||
+		{ echo "as_user: no copy of the provider in $SOFTRMA_WORLD" >&2; return 1; }
+	case $user_cmd in
+	"$SOFTRMA_TOP"/*)
+		install -m 0755 "$user_cmd" "$SOFTRMA_WORLD/bin/" ||
+			{ echo "as_user: no copy of $user_cmd" >&2; return 1; }
+		user_cmd=$SOFTRMA_WORLD/bin/${user_cmd##*/}
+		;;
+	esac
+	(cd / && exec env RDMAV_DRIVERS="$SOFTRMA_WORLD/lib/libsoftrma" \
+		LD_LIBRARY_PATH="$SOFTRMA_WORLD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		setpriv --reuid="$user_id" --regid="$user_id" --clear-groups -- "$user_cmd" "$@")
+}
+
 # expect_fail DESC CMD...: CMD must fail.
 expect_fail() {
 	desc=$1; shift

@@ -14,8 +14,7 @@ before=$(port_counter softrma0 rcvd_no_qp)
 
 start_held victim "$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 victim
 set -- $(sed -n 's/^\(rc\|uc\|rkey\|addr\) //p' /tmp/victim.log)
-setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 stranger "$@" > /tmp/stranger.log 2>&1 ||
+as_user 65534 "$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 stranger "$@" > /tmp/stranger.log 2>&1 ||
 	fail "stranger: $(cat /tmp/stranger.log)"
 sed 's/^#* */# /' /tmp/stranger.log
 echo go >&3
