@@ -14,7 +14,10 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "softrma.h"
 #include "softrmadv.h"
@@ -40,6 +43,7 @@ static const struct softrma_newer_op {
 
 #define SOFTRMA_OPS_44	(sizeof(struct verbs_context_ops) / sizeof(void *))
 #define SOFTRMA_OPS_MAX	(SOFTRMA_OPS_44 + ARRAY_SIZE(softrma_newer_ops))
+#define SOFTRMA_OPS_OUT	(SOFTRMA_OPS_MAX + SOFTRMA_OPS_SLACK)
 
 /*
  * The oldest rdma-core release whose layout the loaded libibverbs has:
@@ -99,12 +103,45 @@ size_t softrma_abi_op_slot(size_t slot)
 	return moved;
 }
 
-/* verbs_set_ops() with @ops laid out as the loaded libibverbs reads them. */
+/*
+ * The context, with libibverbs' struct verbs_context in it initialised by
+ * libibverbs; NULL with errno.  A libibverbs whose struct verbs_context is
+ * larger than abi.c knows writes into vctx_slack before it is refused here.
+ */
+struct softrma_context *softrma_abi_alloc_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct softrma_context *ctx;
+
+	/* libibverbs' struct verbs_context ends where ours does. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)(offsetof(struct softrma_context, vctx) -
+					 softrma_abi.vctx_prefix),
+		RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	/* A release that changed the layout again, without a new ABI number. */
+	if (ctx->vctx.sz != sizeof(ctx->vctx) + softrma_abi.vctx_prefix) {
+		verbs_uninit_context(softrma_lib_vctx(ctx));
+		free(ctx);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return ctx;
+}
+
+/*
+ * verbs_set_ops() with @ops laid out as the loaded libibverbs reads them.
+ * It reads every op its struct verbs_context_ops has, and a release newer
+ * than abi.c knows may have more: SOFTRMA_OPS_SLACK NULL ones keep that
+ * read inside out[].  (The slots such a release moves are not known here:
+ * that takes an entry in softrma_newer_ops.)
+ */
 void softrma_abi_set_ops(struct softrma_context *ctx,
 			 const struct verbs_context_ops *ops)
 {
 	void (*in[SOFTRMA_OPS_44])(void);
-	void (*out[SOFTRMA_OPS_MAX])(void);
+	void (*out[SOFTRMA_OPS_OUT])(void);
 
 	static_assert(sizeof(in) == sizeof(*ops), "ops are pointers");
 	memcpy(in, ops, sizeof(in));

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/softrma-abi.h>
 
 #include "softrma.h"
@@ -103,19 +102,9 @@ static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
 	struct softrma_context *ctx;
 	int ret;
 
-	/* libibverbs' struct verbs_context ends where ours does. */
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-		(struct verbs_context *)(offsetof(struct softrma_context, vctx) -
-					 softrma_abi.vctx_prefix),
-		RDMA_DRIVER_UNKNOWN);
+	ctx = softrma_abi_alloc_context(ibdev, cmd_fd);
 	if (!ctx)
 		return NULL;
-	/* A release that changed the layout again, without a new ABI number. */
-	if (ctx->vctx.sz != sizeof(ctx->vctx) + softrma_abi.vctx_prefix) {
-		ret = EOPNOTSUPP;
-		goto err;
-	}
-
 #if SOFTRMA_PABI >= 57
 	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), NULL,
 				  &resp, sizeof(resp));

@@ -17,10 +17,22 @@
 
 /*
  * What a later libibverbs puts in front of struct verbs_context (abi.c):
- * 48 bytes as of rdma-core 64, and room for a release that adds more
- * without a new ABI number, which softrma_alloc_context() then refuses.
+ * 48 bytes as of rdma-core 64.
  */
 #define SOFTRMA_VCTX_PREFIX_MAX	(16 * sizeof(void *))
+/*
+ * A release that grows struct verbs_context again without a new ABI number
+ * lays it out from where abi.c expects its start, so it ends past ours, and
+ * libibverbs initialises all of it before softrma_abi_alloc_context() can
+ * see its size and refuse it: room for up to this much more.
+ */
+#define SOFTRMA_VCTX_SLACK	(128 * sizeof(void *))
+/*
+ * verbs_set_ops() reads as many ops as the loaded libibverbs' struct
+ * verbs_context_ops has: abi.c hands it this many more, NULL, than the
+ * layouts it knows have.
+ */
+#define SOFTRMA_OPS_SLACK	128
 
 struct softrma_device {
 	struct verbs_device vdev;
@@ -30,6 +42,7 @@ struct softrma_device {
 struct softrma_context {
 	uint8_t vctx_prefix[SOFTRMA_VCTX_PREFIX_MAX];	/* abi.c */
 	struct verbs_context vctx;
+	uint8_t vctx_slack[SOFTRMA_VCTX_SLACK];
 };
 
 struct softrma_cq {
@@ -112,6 +125,8 @@ extern struct softrma_abi softrma_abi;
 unsigned int softrma_abi_loaded_release(void);
 void softrma_abi_init(unsigned int release);
 size_t softrma_abi_op_slot(size_t slot);
+struct softrma_context *softrma_abi_alloc_context(struct ibv_device *ibdev,
+						  int cmd_fd);
 void softrma_abi_set_ops(struct softrma_context *ctx,
 			 const struct verbs_context_ops *ops);
 void softrma_abi_enable_qp_ex(struct softrma_qp *qp);

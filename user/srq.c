@@ -46,7 +46,7 @@ int softrma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		       int attr_mask)
 {
 	struct softrma_srq *srq = to_ssrq(ibsrq);
-	struct softrma_modify_srq_resp resp;
+	struct softrma_modify_srq_resp resp = {};
 	struct {
 		struct ibv_modify_srq ibv;
 		struct softrma_modify_srq_cmd drv;

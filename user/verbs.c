@@ -89,7 +89,10 @@ struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
-/* The kernel makes a new MR: the keys change, the handle stays. */
+/*
+ * The kernel changes the MR in place: its handle, lkey and rkey stay
+ * (libibverbs copies back what the kernel answers all the same).
+ */
 int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		     void *addr, size_t length, int access)
 {
