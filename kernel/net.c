@@ -41,6 +41,7 @@ struct softrma_netsock {
 	struct sk_buff_head rxq;	/* requests, datagrams */
 	struct sk_buff_head rxq_resp;	/* responses: these go first */
 	atomic_t rx_bytes;		/* truesize of the two queues */
+	atomic64_t rx_backlog_dropped;	/* for want of room in them */
 	struct work_struct rx_work;
 };
 
@@ -90,6 +91,22 @@ static void softrma_net_rx_work(struct work_struct *work)
 	}
 }
 
+/*
+ * Whether this is a namespace's receive worker, which every RoCE packet of
+ * the namespace waits for: nothing in it may wait for a user's accesses.
+ */
+bool softrma_net_in_rx_worker(void)
+{
+	struct work_struct *work = current_work();
+
+	return work && work->func == softrma_net_rx_work;
+}
+
+u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns)
+{
+	return atomic64_read(&ns->rx_backlog_dropped);
+}
+
 /* Whether @skb, at its UDP header, carries an RC response opcode. */
 static bool softrma_net_is_response(const struct sk_buff *skb)
 {
@@ -112,6 +129,7 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	if (atomic_add_return(skb->truesize, &ns->rx_bytes) > SOFTRMA_NET_RX_BYTES) {
 		atomic_sub(skb->truesize, &ns->rx_bytes);
+		atomic64_inc(&ns->rx_backlog_dropped);
 		goto drop;
 	}
 	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,

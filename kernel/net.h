@@ -14,6 +14,8 @@ void softrma_net_cleanup(void);
 struct softrma_netsock *softrma_net_get(struct net *net);
 void softrma_net_put(struct softrma_netsock *ns);
 bool softrma_net_forced(void);
+bool softrma_net_in_rx_worker(void);
+u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns);
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg);
 
 #endif /* SOFTRMA_NET_H */

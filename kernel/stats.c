@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The port's hardware counters: "rdma statistic show link DEV/1". */
 
+#include "net.h"
 #include "trace.h"
 
 static const struct rdma_stat_desc softrma_counter_descs[] = {
@@ -24,15 +25,16 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_LOCAL_RCVD_MSGS].name = "local_rcvd_msgs",
 	[SOFTRMA_CNT_LOCAL_SENT_BYTES].name = "local_sent_bytes",
 	[SOFTRMA_CNT_LOCAL_RCVD_BYTES].name = "local_rcvd_bytes",
+	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 
-static_assert(ARRAY_SIZE(softrma_counter_descs) == SOFTRMA_CNT_NUM);
+static_assert(ARRAY_SIZE(softrma_counter_descs) == SOFTRMA_STAT_NUM);
 
 struct rdma_hw_stats *softrma_alloc_hw_port_stats(struct ib_device *ibdev,
 						  u32 port)
 {
 	return rdma_alloc_hw_stats_struct(softrma_counter_descs,
-					  SOFTRMA_CNT_NUM,
+					  SOFTRMA_STAT_NUM,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -43,7 +45,9 @@ int softrma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	for (int i = 0; i < SOFTRMA_CNT_NUM; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
-	return SOFTRMA_CNT_NUM;
+	stats->value[SOFTRMA_STAT_NS_BACKLOG_DROPPED] =
+		softrma_net_backlog_dropped(sdev->netsock);
+	return SOFTRMA_STAT_NUM;
 }
 
 /* A packet or request dropped: counted, and traced with its counter. */

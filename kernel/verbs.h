@@ -79,6 +79,15 @@ enum softrma_counter {
 	SOFTRMA_CNT_NUM
 };
 
+/*
+ * After the device's counters, its namespace's: datagrams dropped because
+ * the namespace's receive backlog was full, before any device was known.
+ */
+enum {
+	SOFTRMA_STAT_NS_BACKLOG_DROPPED = SOFTRMA_CNT_NUM,
+	SOFTRMA_STAT_NUM
+};
+
 struct softrma_dev {
 	struct ib_device ib_dev;	/* first: allocated by ib_alloc_device() */
 	struct net_device *netdev;	/* held until dealloc_driver */

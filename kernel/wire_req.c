@@ -267,6 +267,11 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	if (taken && ((sqe->send_flags & IB_SEND_FENCE) ||
 		      roce_wr_op(sqe->opcode)->local))
 		return false;
+	/* An invalidation or a bind waits for the accesses in progress. */
+	if (roce_wr_op(sqe->opcode)->local && softrma_net_in_rx_worker()) {
+		softrma_wire_kick(qp);
+		return false;
+	}
 	if (roce_wr_op(sqe->opcode)->response &&
 	    softrma_wire_rd_atomic_full(qp))
 		return false;
