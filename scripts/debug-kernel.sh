@@ -31,7 +31,8 @@ mkdir -p "$obj"
 
 # The guest boots with virtio, 9p and overlayfs; the tests use the RDMA core,
 # rdma_rxe and siw, network namespaces, veth, dummy, VLANs, netem and memory
-# cgroups.  Modules where the tests load modules, so that loading and
+# cgroups, and the kernel's RDMA consumers: NVMe-oF (host and target), NFS
+# over RDMA (client and server), iSER (initiator and LIO target) and SRP.  Modules where the tests load modules, so that loading and
 # unloading is exercised as on Debian's kernels.
 conf() { "$src/scripts/config" --file "$obj/.config" "$@"; }
 if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
@@ -49,6 +50,17 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 		--enable NET_SCHED --module NET_SCH_NETEM \
 		--module INFINIBAND --module INFINIBAND_USER_ACCESS \
 		--enable INFINIBAND_ADDR_TRANS --module RDMA_RXE --module RDMA_SIW \
+		--enable BLOCK --module BLK_DEV_NVME --module NVME_RDMA \
+		--module NVME_TARGET --module NVME_TARGET_RDMA \
+		--enable NETWORK_FILESYSTEMS --module SUNRPC --module SUNRPC_XPRT_RDMA \
+		--module NFS_FS --enable NFS_V3 --module NFS_V4 --module NFSD \
+		--enable NFSD_V4 --enable FILE_LOCKING \
+		--module SCSI --module BLK_DEV_SD --module SCSI_ISCSI_ATTRS \
+		--module ISCSI_TCP --module INFINIBAND_ISER \
+		--module TARGET_CORE --module TCM_FILEIO --module ISCSI_TARGET \
+		--module INFINIBAND_ISERT \
+		--module SCSI_SRP_ATTRS --module INFINIBAND_SRP --module INFINIBAND_SRPT \
+		--enable CONFIGFS_FS \
 		--enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE \
 		--enable PROVE_LOCKING --enable DEBUG_ATOMIC_SLEEP \
 		--enable DEBUG_KMEMLEAK --set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 65536 \
@@ -62,7 +74,10 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 		--enable KALLSYMS --enable KALLSYMS_ALL
 	make -s -C "$src" O="$obj" olddefconfig
 	for opt in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK UBSAN \
-			DEBUG_OBJECTS INFINIBAND_USER_ACCESS RDMA_RXE 9P_FS OVERLAY_FS; do
+			DEBUG_OBJECTS INFINIBAND_USER_ACCESS RDMA_RXE 9P_FS OVERLAY_FS \
+			NVME_RDMA NVME_TARGET_RDMA SUNRPC_XPRT_RDMA NFSD NFS_V4 \
+			INFINIBAND_ISER INFINIBAND_ISERT TCM_FILEIO \
+			INFINIBAND_SRP INFINIBAND_SRPT; do
 		grep -Eq "^CONFIG_$opt=(y|m)" "$obj/.config" ||
 			{ echo "debug-kernel: CONFIG_$opt did not stick" >&2; exit 1; }
 	done
