@@ -54,22 +54,51 @@ static void softrma_local_count(struct softrma_qp *qp, struct softrma_qp *peer,
 }
 
 /*
- * Hands @msg to the QP it is addressed to and returns the answer.  A
- * connected QP was given this transport when its path was set, and keeps
+ * Completes the SQ head (qp->sqe), whose message @msg had the answer @res,
+ * or returns -EAGAIN when an RNR NAK has it wait.
+ */
+static int softrma_local_complete(struct softrma_qp *qp,
+				  const struct softrma_msg *msg,
+				  enum softrma_resp_result res)
+{
+	enum ib_wc_status status = softrma_resp_status(res);
+
+	softrma_sgl_release(&qp->sq_sgl);
+	if (msg->local_gone)
+		status = IB_WC_LOC_PROT_ERR;
+	/* UC and UD are unacknowledged: sent is done. */
+	else if (!softrma_qp_is_reliable(qp))
+		status = IB_WC_SUCCESS;
+	else if (res == SOFTRMA_RESP_RNR_NAK &&
+		 softrma_sq_rnr_wait(qp, msg->rnr_timer))
+		return -EAGAIN;
+	softrma_sq_complete_head(qp, status, msg->length);
+	return 0;
+}
+
+/*
+ * Hands @msg to the QP it is addressed to, and completes the SQ head with
+ * the answer before the receive that @msg consumed: as on the wire, where
+ * the acknowledgement leaves first, whatever the peer's application sends
+ * when its receive completes must not complete on this side before @msg.
+ * A connected QP was given this transport when its path was set, and keeps
  * it; a datagram's destination is chosen per message.
  */
-static enum softrma_resp_result softrma_local_transmit(struct softrma_qp *qp,
-							struct softrma_msg *msg)
+static int softrma_local_transmit(struct softrma_qp *qp,
+				  struct softrma_msg *msg)
 {
+	struct softrma_recv_cqe recv = {};
 	struct softrma_qp *peer = NULL;
 	enum softrma_resp_result res;
 	struct softrma_dev *sdev;
+	int ret;
 
 	if (softrma_qp_is_ud(qp)) {
 		sdev = softrma_local_dev(qp, msg->dgid);
 		if (!sdev)
-			return softrma_net_xmit_datagram(qp, msg) ?
-				SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED;
+			return softrma_local_complete(qp, msg,
+				softrma_net_xmit_datagram(qp, msg) ?
+				SOFTRMA_RESP_ACK : SOFTRMA_RESP_DROPPED);
 	} else {
 		sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), msg->dgid);
 	}
@@ -78,21 +107,25 @@ static enum softrma_resp_result softrma_local_transmit(struct softrma_qp *qp,
 		ib_device_put(&sdev->ib_dev);
 	}
 	if (!peer)
-		return SOFTRMA_RESP_DROPPED;
-	res = softrma_resp_execute(peer, msg);
+		return softrma_local_complete(qp, msg, SOFTRMA_RESP_DROPPED);
+	msg->recv_cqe = &recv;
+	mutex_lock(&peer->rq_lock);
+	res = softrma_resp_execute_locked(peer, msg);
+	ret = softrma_local_complete(qp, msg, res);
+	softrma_resp_post_recv(peer, &recv);
+	mutex_unlock(&peer->rq_lock);
 	softrma_local_count(qp, peer, msg, res);
 	softrma_qp_put(peer);
-	return res;
+	return ret;
 }
 
 /*
- * Executes the SQ head (qp->sqe): its work completion status and the bytes
- * it moved, or -EAGAIN when it waits (an RNR NAK, or SQD).
+ * Executes the SQ head (qp->sqe) and completes it, or returns -EAGAIN when
+ * it waits (an RNR NAK, or SQD).
  */
-static int softrma_local_execute(struct softrma_qp *qp, u64 *length)
+static int softrma_local_execute(struct softrma_qp *qp, u64 *moved)
 {
 	enum ib_qp_state state = softrma_qp_state(qp);
-	enum softrma_resp_result res;
 	enum ib_wc_status status;
 	struct softrma_msg msg;
 
@@ -100,21 +133,12 @@ static int softrma_local_execute(struct softrma_qp *qp, u64 *length)
 	if (state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->rnr_retrying))
 		return -EAGAIN;
 	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
-	if (status != IB_WC_SUCCESS || roce_wr_op(msg.opcode)->local)
-		return status;
-	*length = msg.length;
-	res = softrma_local_transmit(qp, &msg);
-	softrma_sgl_release(&qp->sq_sgl);
-	if (msg.local_gone)
-		return IB_WC_LOC_PROT_ERR;
-	/* UC and UD are unacknowledged: sent is done. */
-	if (!softrma_qp_is_reliable(qp))
-		return IB_WC_SUCCESS;
-
-	if (res == SOFTRMA_RESP_RNR_NAK &&
-	    softrma_sq_rnr_wait(qp, msg.rnr_timer))
-		return -EAGAIN;
-	return softrma_resp_status(res);
+	if (status != IB_WC_SUCCESS || roce_wr_op(msg.opcode)->local) {
+		softrma_sq_complete_head(qp, status, 0);
+		return 0;
+	}
+	*moved += msg.length;
+	return softrma_local_transmit(qp, &msg);
 }
 
 static void softrma_local_send(struct softrma_qp *qp)

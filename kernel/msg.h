@@ -11,6 +11,16 @@
 #include "proto/wr.h"
 #include "verbs.h"
 
+/*
+ * The completion of a receive that a request consumed, left by the
+ * responder for its transport to post once the request is answered.
+ */
+struct softrma_recv_cqe {
+	struct softrma_cqe cqe;
+	bool solicited;
+	bool held;
+};
+
 /* What a requester asks of a responder: a message, or a packet of one. */
 struct softrma_msg {
 	u32 opcode;			/* enum ib_wr_opcode */
@@ -36,6 +46,8 @@ struct softrma_msg {
 	struct softrma_sgl *local;
 	u8 rnr_timer;			/* out: the responder's RNR NAK timer */
 	bool local_gone;		/* out: an MR of local was deregistered */
+	/* set: a receive's completion waits there, not in the CQ */
+	struct softrma_recv_cqe *recv_cqe;
 };
 
 static inline bool softrma_msg_begins(const struct softrma_msg *msg)
@@ -71,9 +83,11 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe);
 bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 			  enum ib_wc_status status, u64 length);
+void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
+			      u64 length);
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
 void softrma_sq_walk(struct softrma_qp *qp,
-		     int (*execute)(struct softrma_qp *qp, u64 *length));
+		     int (*execute)(struct softrma_qp *qp, u64 *moved));
 void softrma_sq_run(struct softrma_qp *qp);
 void softrma_sq_rnr_work(struct work_struct *work);
 
@@ -85,6 +99,9 @@ enum softrma_resp_result softrma_resp_outcome(struct softrma_qp *qp,
 					      enum softrma_resp_result res);
 void softrma_resp_end_msg(struct softrma_qp *qp);
 void softrma_resp_abandon(struct softrma_qp *qp, bool flush);
+void softrma_resp_post_recv(struct softrma_qp *qp, struct softrma_recv_cqe *rc);
+enum softrma_resp_result softrma_resp_execute_locked(struct softrma_qp *qp,
+						     struct softrma_msg *msg);
 enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 					      struct softrma_msg *msg);
 void softrma_resp_flush_err(struct softrma_qp *qp);

@@ -71,7 +71,11 @@ static void softrma_resp_consume_rqe(struct softrma_qp *qp)
 		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
 }
 
-/* Completes the held receive WQE; false when the receive CQ overflowed. */
+/*
+ * Completes the held receive WQE; false when the receive CQ overflowed.
+ * A transport that asks for it (msg->recv_cqe) gets the completion, to post
+ * with softrma_resp_post_recv().
+ */
 static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 				      const struct softrma_msg *msg,
 				      enum ib_wc_status status, u64 length)
@@ -107,8 +111,37 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 			cqe.wc_flags |= SOFTRMA_WC_WITH_INV;
 		}
 		solicited |= !!(msg->send_flags & IB_SEND_SOLICITED);
+		if (msg->recv_cqe) {
+			*msg->recv_cqe = (struct softrma_recv_cqe) {
+				.cqe = cqe,
+				.solicited = solicited,
+				.held = true,
+			};
+			return true;
+		}
 	}
 	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
+}
+
+/**
+ * softrma_resp_post_recv() - Posts the receive completion a request left.
+ * @qp: the responder
+ * @rc: the request's msg->recv_cqe, which may hold nothing
+ *
+ * The request has its answer already, which a receive CQ that overflowed
+ * can no longer turn into a NAK: it puts an RC QP in error all the same.
+ *
+ * Context: Under @qp's rq_lock.
+ */
+void softrma_resp_post_recv(struct softrma_qp *qp, struct softrma_recv_cqe *rc)
+{
+	lockdep_assert_held(&qp->rq_lock);
+	if (!rc->held)
+		return;
+	rc->held = false;
+	if (!softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &rc->cqe,
+			     rc->solicited) && softrma_qp_is_reliable(qp))
+		softrma_qp_set_error(qp);
 }
 
 /* Resolves the memory of the receive WQE in qp->rqe: a completion status. */
@@ -657,21 +690,21 @@ static const struct softrma_av *softrma_resp_peer_path(struct softrma_qp *qp,
 }
 
 /**
- * softrma_resp_execute() - The responder of the local transport.
+ * softrma_resp_execute_locked() - The responder of the local transport.
  * @qp: the QP the message is addressed to
  * @msg: the whole message, with the requester's memory
  *
  * Checks and executes @msg with one copy, answers included.
  *
- * Context: Process context; takes @qp's rq_lock (and its SRQ's lock).
+ * Context: Process context, under @qp's rq_lock; takes its SRQ's lock.
  * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED.
  */
-enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
-					      struct softrma_msg *msg)
+enum softrma_resp_result softrma_resp_execute_locked(struct softrma_qp *qp,
+						     struct softrma_msg *msg)
 {
 	enum softrma_resp_result res;
 
-	mutex_lock(&qp->rq_lock);
+	lockdep_assert_held(&qp->rq_lock);
 	/*
 	 * Not for this QP: requests of another transport, or of anyone when
 	 * its peer speaks in packets.
@@ -686,7 +719,24 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 		res = softrma_resp_request(qp, msg);
 	if (res == SOFTRMA_RESP_ACK && roce_wr_op(msg->opcode)->response)
 		res = softrma_resp_answer(qp, msg);
-	res = softrma_resp_outcome(qp, res);
+	return softrma_resp_outcome(qp, res);
+}
+
+/**
+ * softrma_resp_execute() - softrma_resp_execute_locked(), taking the lock.
+ * @qp: the QP the message is addressed to
+ * @msg: the whole message, with the requester's memory
+ *
+ * Context: Process context; takes @qp's rq_lock (and its SRQ's lock).
+ * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED.
+ */
+enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
+					      struct softrma_msg *msg)
+{
+	enum softrma_resp_result res;
+
+	mutex_lock(&qp->rq_lock);
+	res = softrma_resp_execute_locked(qp, msg);
 	mutex_unlock(&qp->rq_lock);
 	return res;
 }

@@ -272,6 +272,25 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 }
 
 /**
+ * softrma_sq_complete_head() - Completes the SQ head that a walk executes.
+ * @qp: the requester
+ * @status: its completion status
+ * @length: bytes it moved, reported on success
+ *
+ * A failed entry, or one whose completion overflowed the send CQ, puts the
+ * QP in error.
+ *
+ * Context: Under @qp's sq_lock; does not sleep.
+ */
+void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
+			      u64 length)
+{
+	if (!softrma_sq_complete(qp, qp->sqe, status, length) ||
+	    status != IB_WC_SUCCESS)
+		softrma_qp_set_error(qp);
+}
+
+/**
  * softrma_sq_fetch() - Copies a posted SQ entry, for either transport.
  * @qp: the requester
  * @index: the entry's index in the send queue
@@ -311,21 +330,20 @@ static bool softrma_sq_run_over(struct softrma_qp *qp, u32 done, u64 moved)
 /**
  * softrma_sq_walk() - Walks the send queue from its head, entry by entry.
  * @qp: the requester
- * @execute: gives the head entry (in qp->sqe) its completion status and the
- *	bytes it moved, or -EAGAIN when it has to wait
+ * @execute: executes the head entry (in qp->sqe), adds the bytes it moved
+ *	to *@moved and completes it with softrma_sq_complete_head(); or
+ *	returns -EAGAIN when it has to wait
  *
- * Each entry is completed as @execute says, and a failed one puts the QP
- * in error.  The walk stops when the queue is empty, the head waits, or a
- * run's worth is done; the QP's work goes on from there.
+ * The walk stops when the queue is empty, the head waits, or a run's worth
+ * is done; the QP's work goes on from there.
  *
  * Context: Process context, under @qp's sq_lock.
  */
 void softrma_sq_walk(struct softrma_qp *qp,
-		     int (*execute)(struct softrma_qp *qp, u64 *length))
+		     int (*execute)(struct softrma_qp *qp, u64 *moved))
 {
-	u64 length, moved = 0;
+	u64 moved = 0;
 	u32 done = 0;
-	int status;
 
 	lockdep_assert_held(&qp->sq_lock);
 	while (!qp->rnr_wait && softrma_sq_fetch(qp, qp->sq.index, qp->sqe)) {
@@ -333,15 +351,9 @@ void softrma_sq_walk(struct softrma_qp *qp,
 			softrma_qp_schedule(qp);
 			break;
 		}
-		length = 0;
-		status = execute(qp, &length);
-		if (status == -EAGAIN)
+		if (execute(qp, &moved) == -EAGAIN)
 			break;
-		if (!softrma_sq_complete(qp, qp->sqe, status, length) ||
-		    status != IB_WC_SUCCESS)
-			softrma_qp_set_error(qp);
 		done++;
-		moved += length;
 		cond_resched();
 	}
 	/* What the walk completed was never in flight on the wire. */
@@ -349,9 +361,10 @@ void softrma_sq_walk(struct softrma_qp *qp,
 		qp->wire->next_index = qp->sq.index;
 }
 
-static int softrma_sq_flush_head(struct softrma_qp *qp, u64 *length)
+static int softrma_sq_flush_head(struct softrma_qp *qp, u64 *moved)
 {
-	return IB_WC_WR_FLUSH_ERR;
+	softrma_sq_complete_head(qp, IB_WC_WR_FLUSH_ERR, 0);
+	return 0;
 }
 
 /* The transport of @qp's requests: chosen when its path was set. */

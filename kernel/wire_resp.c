@@ -87,10 +87,14 @@ static void softrma_wire_resp_keep(struct softrma_qp *qp,
 	softrma_wire_answer_run(qp, SOFTRMA_WIRE_COMP_BUDGET);
 }
 
-/* The packet with the expected PSN. */
+/*
+ * The packet with the expected PSN.  A receive it completes waits in @recv
+ * when the caller asks for it (it is not NULL).
+ */
 static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 							  const struct roce_pkt *pkt,
-							  const u8 *payload)
+							  const u8 *payload,
+							  struct softrma_recv_cqe *recv)
 {
 	u8 op = pkt->opcode & 0x1f;
 	enum softrma_resp_result res;
@@ -103,6 +107,7 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
 	if (!softrma_wire_resp_msg(qp, pkt, &data, &msg))
 		return SOFTRMA_RESP_NAK_INV_REQ;	/* SEND with invalidate */
+	msg.recv_cqe = recv;
 	qp->resp.atomic_orig = 0;
 	res = softrma_resp_request(qp, &msg);
 	if (res == SOFTRMA_RESP_ACK && roce_wr_op(msg.opcode)->response)
@@ -170,11 +175,18 @@ static void softrma_wire_resp_out_of_seq(struct softrma_qp *qp, u32 psn)
 	r->oos_psn = psn;
 }
 
+/*
+ * A receive that the packet completes goes to its CQ once the packet is
+ * answered: the application it wakes may send at once, and that request
+ * must not overtake the acknowledgement, or its answer would complete at
+ * the requester before the request it answers.
+ */
 static void softrma_wire_resp_rc(struct softrma_qp *qp,
 				 const struct roce_pkt *pkt, const u8 *payload)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	int d = roce_psn_diff(pkt->psn, r->epsn);
+	struct softrma_recv_cqe recv = {};
 	enum softrma_resp_result res;
 	u8 op = pkt->opcode & 0x1f;
 
@@ -188,7 +200,8 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 	}
 	r->nak_sent = false;
 	res = softrma_resp_outcome(qp, softrma_wire_resp_execute(qp, pkt,
-								 payload));
+								 payload,
+								 &recv));
 	switch (res) {
 	case SOFTRMA_RESP_ACK:
 		softrma_wire_resp_advance(qp, pkt);
@@ -206,6 +219,7 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 					pkt->psn);
 		break;
 	}
+	softrma_resp_post_recv(qp, &recv);
 }
 
 /* UC: a gap or an error drops the message in progress, and only that. */
@@ -219,7 +233,8 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 		softrma_wire_resp_end_msg(qp);
 		r->epsn = pkt->psn;
 	}
-	if (softrma_resp_outcome(qp, softrma_wire_resp_execute(qp, pkt, payload)) ==
+	if (softrma_resp_outcome(qp, softrma_wire_resp_execute(qp, pkt, payload,
+							       NULL)) ==
 	    SOFTRMA_RESP_ACK) {
 		softrma_wire_resp_advance(qp, pkt);
 		return;

@@ -39,11 +39,14 @@ device/iser.sh
 device/srp.sh
 device/ud_wire.sh
 device/rc_wire.sh
+device/comp_order.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
 device/rx_flood.sh
 device/rc_hostile.sh
+device/stale_lists.sh
 device/local_isolation.sh
+device/private_checkout.sh
 device/sqd_wire.sh
 device/wire_teardown.sh
 device/ring_racer.sh

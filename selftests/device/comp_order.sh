@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Completion order across an RC connection (issue 27): verbs/comp_order
+# ping-pongs, the client's SEND answered at once by the server's, with a
+# send CQ and a receive CQ sharing a completion channel on each side (as
+# librpma's example 12scch-receive-completion-queue); the client's SEND
+# must complete before the reply's receive, every time.  On the local
+# transport, in packets through lo (force_wire), and in packets between two
+# namespaces (a veth pair: a receive worker for each side), with both
+# sides waiting for events, then (fewer times: three threads spinning on
+# the guest's two CPUs are slow) both polling; with a busy process beside
+# them, which widens the races.
+. "$(dirname "$0")/../lib.sh"
+
+ITERS=${COMP_ORDER_ITERS:-5000}
+
+# run NAME WAIT ITERS CLIENT_DEV CLIENT_IPV4 SERVER_DEV SERVER_IPV4
+run() {
+	name=$1 wait=$2 n=$3
+	shift 3
+	timeout "$(bound 120)" "$SOFTRMA_BIN/comp_order" "$@" "$n" "$wait" "$wait" \
+		> /tmp/comp_order.log 2>&1
+	status=$?
+	sed "s/^# /# $name: /" /tmp/comp_order.log
+	[ "$status" = 0 ] || nfail=$((nfail + 1))
+}
+
+add_softrma0
+namespace_pair 10.17.0
+ip netns exec nsa ping -c 1 -W 5 10.17.0.2 > /dev/null || fail "no route over the veth"
+sh -c 'while :; do :; done' &
+busy=$!
+trap 'kill $busy' EXIT
+
+nfail=0
+echo 0 > /sys/module/softrma/parameters/force_wire
+run local event "$ITERS" softrma0 10.9.0.1 softrma0 10.9.0.1
+run local poll $((ITERS / 5)) softrma0 10.9.0.1 softrma0 10.9.0.1
+echo 1 > /sys/module/softrma/parameters/force_wire
+run "wire, lo" event "$ITERS" softrma0 10.9.0.1 softrma0 10.9.0.1
+echo 0 > /sys/module/softrma/parameters/force_wire
+run "wire, veth" event "$ITERS" softa 10.17.0.1 softb 10.17.0.2
+run "wire, veth" poll $((ITERS / 5)) softa 10.17.0.1 softb 10.17.0.2
+[ "$nfail" = 0 ] || fail "$nfail of 5 runs failed"
+
+ip netns del nsa
+wait_gone softa
+ip netns del nsb
+wait_gone softb
