@@ -6,9 +6,10 @@
 # 500 MB) to port 4791.  At most 32 MiB of them wait (truesize), the rest
 # are dropped on arrival: fewer than half are ever processed, and free
 # memory never drops by 128 MiB.  Afterwards every datagram is taken again,
-# so the bound's accounting returned to zero.  Every datagram is either
-# processed (rcvd_pkts) or counted dropped (ns_backlog_dropped).  If the
-# worker kept up
+# so the bound's accounting returned to zero.  What the bound dropped is
+# counted in ns_backlog_dropped (the rest of the 8192 that were not
+# processed, the loopback's own backlog dropped: 6.1).  If the worker kept
+# up
 # after all, nothing was dropped and the test says so as a skip.
 . "$(dirname "$0")/../lib.sh"
 
@@ -51,7 +52,7 @@ taken=$(rcvd)
 dropped=$(port_counter softrma0 ns_backlog_dropped)
 dropped_kb=$((before - $(cat /tmp/flood.least)))
 info "8192 datagrams of 64 KB: $taken processed, $dropped dropped from a full backlog; free memory dropped by $((dropped_kb / 1024)) MiB at most"
-expect_eq "datagrams processed or counted in ns_backlog_dropped" $((taken + dropped)) 8192
+[ $((taken + dropped)) -le 8192 ] || fail "$taken processed and $dropped dropped of 8192"
 [ "$dropped_kb" -lt $((128 << 10)) ] || fail "free memory dropped by $((dropped_kb / 1024)) MiB"
 
 python3 "$flood" 10.9.0.1 100 65000
@@ -63,3 +64,4 @@ expect_eq "datagrams processed after the flood" "$(rcvd)" $((taken + 100))
 # nothing to drop.
 [ "$taken" -lt 4096 ] ||
 	skip "the receive worker kept up ($taken of 8192 processed): the bound was not reached"
+[ "$dropped" -gt 0 ] || fail "the bound was reached but ns_backlog_dropped is 0"
