@@ -332,6 +332,39 @@ static void softrma_qp_reset_queues(struct softrma_qp *qp)
 	softrma_resp_abandon(qp, false);
 }
 
+static bool softrma_wc_of_qp(const void *entry, const void *ibqp)
+{
+	const struct ib_wc *wc = entry;
+
+	return wc->qp == ibqp;
+}
+
+static void softrma_cq_clean(struct ib_cq *ibcq, struct softrma_qp *qp)
+{
+	struct softrma_cq *cq = to_scq(ibcq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	softrma_queue_remove(&cq->queue, softrma_wc_of_qp, &qp->ibqp);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/*
+ * A kernel QP going to RESET takes its completions out of its CQs, as
+ * mlx5 does, so that its consumer's next poll finds those of its next use.
+ * Under both of its locks, with its queues emptied, it adds none meanwhile.
+ * A process's CQ ring is the provider's to change, which does the same for
+ * its QPs after the modify.
+ */
+static void softrma_qp_clean_cqs(struct softrma_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	lockdep_assert_held(&qp->rq_lock);
+	softrma_cq_clean(qp->ibqp.send_cq, qp);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		softrma_cq_clean(qp->ibqp.recv_cq, qp);
+}
+
 static void softrma_qp_copy_attr(struct softrma_qp *qp,
 				 const struct ib_qp_attr *attr, int mask)
 {
@@ -418,8 +451,11 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	softrma_qp_copy_attr(qp, attr, mask);
 	softrma_wire_modify(qp, attr, mask, next);
-	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
 		softrma_qp_reset_queues(qp);
+		if (qp->kernel)
+			softrma_qp_clean_cqs(qp);
+	}
 	if (next == IB_QPS_ERR)
 		softrma_qp_set_error(qp);
 	else

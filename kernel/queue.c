@@ -102,6 +102,38 @@ int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
 	return 0;
 }
 
+/**
+ * softrma_queue_remove - takes entries out of a ring that the kernel alone uses
+ * @q: a kernel consumer's ring that the kernel produces into (a kernel CQ)
+ * @match: whether an entry goes
+ * @arg: passed to @match
+ *
+ * The entries that stay keep their order and move towards the producer
+ * index, which stays where it is; the consumer index skips what was freed.
+ *
+ * Context: the caller holds the lock of both of @q's indices.
+ *
+ * Return: the entries removed.
+ */
+u32 softrma_queue_remove(struct softrma_queue *q,
+			 bool (*match)(const void *entry, const void *arg),
+			 const void *arg)
+{
+	u32 consumer = q->hdr->consumer, freed = 0, i;
+	void *entry;
+
+	for (i = q->index; i != consumer;) {
+		entry = softrma_queue_entry(q, --i);
+		if (match(entry, arg))
+			freed++;
+		else if (freed)
+			memcpy(softrma_queue_entry(q, i + freed), entry,
+			       q->stride);
+	}
+	WRITE_ONCE(q->hdr->consumer, consumer + freed);
+	return freed;
+}
+
 /* For a user ring the buffer goes with the last reference to its entry. */
 void softrma_queue_destroy(struct softrma_queue *q)
 {

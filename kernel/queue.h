@@ -31,6 +31,9 @@ int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
 int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
 			  enum softrma_queue_side side, u32 max);
 void softrma_queue_destroy(struct softrma_queue *q);
+u32 softrma_queue_remove(struct softrma_queue *q,
+			 bool (*match)(const void *entry, const void *arg),
+			 const void *arg);
 
 static inline void *softrma_queue_entry(struct softrma_queue *q, u32 index)
 {

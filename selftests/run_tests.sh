@@ -30,6 +30,7 @@ device/libfabric.sh
 device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh
+device/pyverbs_mr.sh
 device/resize.sh
 device/big_msg.sh
 device/rdma_cm.sh

@@ -129,6 +129,35 @@ int softrma_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
+/*
+ * Takes the completions of QP @qp_num out of @ibcq.  The kernel, which
+ * produces into the ring while this runs, adds none for a QP in RESET and
+ * writes only past the producer index read here; the entries kept move
+ * towards it in their order, and the consumer index skips those freed.
+ */
+static void softrma_cq_clean(struct ibv_cq *ibcq, uint32_t qp_num)
+{
+	struct softrma_cq *cq = to_scq(ibcq);
+	struct softrma_ring *ring = &cq->ring;
+	uint32_t i, freed = 0;
+
+	pthread_spin_lock(&cq->lock);
+	for (i = softrma_ring_load(&ring->hdr->producer); i != ring->index;) {
+		struct softrma_cqe *cqe = softrma_ring_entry(ring, --i);
+
+		if (cqe->qp_num == qp_num)
+			freed++;
+		else if (freed)
+			memcpy(softrma_ring_entry(ring, i + freed), cqe,
+			       sizeof(*cqe));
+	}
+	if (freed) {
+		ring->index += freed;
+		softrma_ring_store(&ring->hdr->consumer, ring->index);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
 int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask)
 {
@@ -150,6 +179,13 @@ int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	}
 	pthread_spin_unlock(&qp->rq_lock);
 	pthread_spin_unlock(&qp->sq_lock);
+
+	/* Its completions go with them, as mlx5's do (rdma-core's test_mr). */
+	if (attr->qp_state == IBV_QPS_RESET) {
+		softrma_cq_clean(ibqp->send_cq, ibqp->qp_num);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			softrma_cq_clean(ibqp->recv_cq, ibqp->qp_num);
+	}
 	return 0;
 }
 

@@ -6,14 +6,14 @@
 # and on the kernel's rdma_rxe, one after the other on the same dummy netdev
 # in this (guest) kernel, module by module; then a table of ran, pass, fail,
 # error and skip per module and device, with every fail, error and skip
-# reason.  A development tool, not part of run_tests.sh: CI has no rdma-core
-# source to run.
+# reason.  A development tool; run_tests.sh runs its test_mr on softrma
+# (device/pyverbs_mr.sh).
 #
 # usage: run.sh [MODULE...]   (default: every test_*.py in PYVERBS_TESTS)
 #
-# PYVERBS_TESTS    the extracted tests/ directory (default
-#                  /tmp/rdma-core-v44/tests), e.g. from a clone of rdma-core:
-#                  git archive v44.0 tests | tar -x -C /tmp/rdma-core-v44
+# PYVERBS_TESTS    the tests/ directory (default: where "make deps" unpacks
+#                  the one python3-pyverbs ships,
+#                  ${SOFTRMA_CACHE:-/var/cache/softrma}/rdma-core-tests)
 # PYVERBS_DEVICES  which devices, in order (default "softrma rxe")
 # PYVERBS_OUT      where the raw unittest output goes, DEV/MODULE.log
 #                  (default $SOFTRMA_VM_OUT/pyverbs, or /tmp/pyverbs)
@@ -23,7 +23,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-tests=${PYVERBS_TESTS:-/tmp/rdma-core-v44/tests}
+tests=${PYVERBS_TESTS:-${SOFTRMA_CACHE:-/var/cache/softrma}/rdma-core-tests}
 devices=${PYVERBS_DEVICES:-softrma rxe}
 python=${PYTHON:-/usr/bin/python3}
 if [ -n "${SOFTRMA_VM_OUT:-}" ]; then
@@ -34,7 +34,7 @@ fi
 per_module=$(bound "${PYVERBS_TIMEOUT:-600}")
 
 [ -r "$tests/run_tests.py" ] ||
-	skip "no rdma-core tests at $tests (set PYVERBS_TESTS; git archive v44.0 tests | tar -x -C /tmp/rdma-core-v44)"
+	skip "no rdma-core tests at $tests (make deps unpacks them; or set PYVERBS_TESTS)"
 "$python" -c 'import pyverbs.device' 2>/dev/null ||
 	skip "$python cannot import pyverbs (apt-get install python3-pyverbs)"
 

@@ -585,6 +585,11 @@ TEST_F(rc, rereg_mr_access_read_only_pin)
 	ro = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(ro != MAP_FAILED, "mmap");
 	mr = ibv_reg_mr(p->b.pd, ro, 4096, 0);
+	/* 6.1's ib_umem_get() pins with FOLL_WRITE | FOLL_FORCE for reading. */
+	if (!mr && errno == EFAULT) {
+		TH_LOG("6.1: a read-only shared mapping is not registered at all");
+		goto out;
+	}
 	CHECK(mr, "reg_mr of a read-only mapping: %s", strerror(errno));
 	rereg = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			     IBV_ACCESS_LOCAL_WRITE);
@@ -595,6 +600,7 @@ TEST_F(rc, rereg_mr_access_read_only_pin)
 	CHECK_EQ(send_100_into(p, ro, mr->lkey).status, IBV_WC_LOC_PROT_ERR);
 	CHECK(!memcmp(ro, "AAAA", 4), "the device wrote into a read-only file");
 	CHECK_EQ(ibv_dereg_mr(mr), 0);
+out:
 	munmap(ro, 4096);
 	close(fd);
 	unlink(path);
@@ -842,6 +848,141 @@ TEST_F(rc, post_send_in_init)
 	side_init(a, NULL, ALL_ACCESS, NULL);
 	wr = send_wr(a, &sge, 8);
 	CHECK_EQ(ibv_post_send(a->qp, &wr, &bad), EINVAL);
+}
+
+/* The completions @cq holds, none taken (the provider's ring). */
+static uint32_t cq_held(struct ibv_cq *cq)
+{
+	struct softrma_ring *ring = &to_scq(cq)->ring;
+
+	return softrma_ring_load(&ring->hdr->producer) - ring->index;
+}
+
+/* Waits up to 5 s (test_bound) until @cq holds @n completions. */
+static void wait_held(struct ibv_cq *cq, uint32_t n)
+{
+	for (int ms = 0; cq_held(cq) < n && ms < test_bound(5) * 1000; ms++)
+		usleep(1000);
+	CHECK_EQ(cq_held(cq), n);
+}
+
+/* A receive of @len bytes at @off in @s's buffer. */
+static void post_recv_at(struct side *s, uint64_t wr_id, uint32_t off,
+			 uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	CHECK_EQ(ibv_post_recv(s->qp, &wr, &bad), 0);
+}
+
+/* RESET, then INIT to RTS again, connected to QP @dest. */
+static void restart_qp(struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				      .qp_access_flags = ALL_ACCESS };
+	CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	connect_qp(qp, dest, 0);
+}
+
+/*
+ * A QP that goes to RESET takes its completions out of its CQs, as mlx5's
+ * do and as rdma-core's test_mr expects: a's SEND fails into a receive of
+ * b whose MR left b's PD, which leaves b's failed receive and a's flushed
+ * one unpolled.  Both QPs go through RESET to RTS again, and what each
+ * polls next is the next SEND's completion.
+ */
+TEST_F(rc, reset_drops_completions)
+{
+	struct pair *p = &self->p;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_pd *pd2;
+	struct ibv_wc wc;
+
+	pair_init(p, ALL_ACCESS, 0);
+	pd2 = ibv_alloc_pd(ctx);
+	CHECK(pd2, "alloc_pd");
+	post_recv_at(&p->a, 0xa1, 0, 64);
+	post_recv_at(&p->b, 0xb1, 0, 64);
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
+	wr = send_wr(&p->a, &sge, 64);
+	wr.wr_id = 0xa2;
+	CHECK_EQ(post_wait(&p->a, &wr).status, IBV_WC_REM_OP_ERR);
+	wait_held(p->a.cq, 1);		/* a's receive, flushed */
+	wait_held(p->b.cq, 1);		/* b's receive, failed */
+	CHECK_EQ(ibv_rereg_mr(p->b.mr, IBV_REREG_MR_CHANGE_PD, p->b.pd, NULL, 0, 0), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd2), 0);
+
+	restart_qp(p->a.qp, p->b.qp->qp_num);
+	restart_qp(p->b.qp, p->a.qp->qp_num);
+	post_recv_at(&p->b, 0xb2, 0, 64);
+	wr.wr_id = 0xa3;
+	wc = post_wait(&p->a, &wr);
+	CHECK(wc.wr_id == 0xa3 && wc.status == IBV_WC_SUCCESS,
+	      "a polled wr_id %#llx: %s", (unsigned long long)wc.wr_id,
+	      ibv_wc_status_str(wc.status));
+	wc = test_poll_one(p->b.cq, 5);
+	CHECK(wc.wr_id == 0xb2 && wc.status == IBV_WC_SUCCESS,
+	      "b polled wr_id %#llx: %s", (unsigned long long)wc.wr_id,
+	      ibv_wc_status_str(wc.status));
+	CHECK_EQ(cq_held(p->a.cq), 0);
+	CHECK_EQ(cq_held(p->b.cq), 0);
+}
+
+/*
+ * ... and only its own: a and b on one CQ of 8 entries, whose ring has
+ * moved 4 entries on so that the 6 it holds wrap around its end.  a's
+ * RESET leaves b's 3 receives, in the order they completed.
+ */
+TEST_F(rc, reset_keeps_other_qps_completions)
+{
+	struct pair *p = &self->p;
+	struct side a, b;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+
+	pair_init(p, ALL_ACCESS, 0);
+	a = (struct side) { .pd = p->a.pd, .buf = p->a.buf, .mr = p->a.mr };
+	a.cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	CHECK(a.cq, "create_cq: %s", strerror(errno));
+	a.qp = test_create_qp(a.pd, a.cq, NULL, IBV_QPT_RC, ALL_ACCESS);
+	b = a;
+	b.qp = test_create_qp(b.pd, b.cq, NULL, IBV_QPT_RC, ALL_ACCESS);
+	connect_qp(a.qp, b.qp->qp_num, 0);
+	connect_qp(b.qp, a.qp->qp_num, 0);
+	wr = send_wr(&a, &sge, 64);
+	for (int i = 0; i < 5; i++) {
+		post_recv_at(&b, 0xb0 + i, 4096, 64);
+		wr.wr_id = 0xa0 + i;
+		if (i < 2) {		/* polled: the ring moves on */
+			post_wait(&a, &wr);
+			test_poll_one(b.cq, 5);
+		} else {
+			struct ibv_send_wr *bad;
+
+			CHECK_EQ(ibv_post_send(a.qp, &wr, &bad), 0);
+		}
+	}
+	wait_held(a.cq, 6);
+	restart_qp(a.qp, b.qp->qp_num);
+	for (int i = 2; i < 5; i++) {
+		wc = test_poll_one(b.cq, 5);
+		CHECK(wc.qp_num == b.qp->qp_num && wc.wr_id == 0xb0U + i &&
+		      wc.status == IBV_WC_SUCCESS,
+		      "polled QP %u wr_id %#llx: %s", wc.qp_num,
+		      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+	}
+	CHECK_EQ(ibv_poll_cq(a.cq, 1, &wc), 0);
+	CHECK_EQ(ibv_destroy_qp(a.qp), 0);
+	CHECK_EQ(ibv_destroy_qp(b.qp), 0);
+	CHECK_EQ(ibv_destroy_cq(a.cq), 0);
 }
 
 TEST_F(rc, no_peer_retry_exhausted)
