@@ -583,10 +583,11 @@ static bool softrma_mr_covers(const struct softrma_mr *mr, u64 iova, u64 len)
 
 /* Whether @qp reaches @mr remotely: its PD, and a type 2B window's QP. */
 static bool softrma_mr_reachable(const struct softrma_mr *mr,
-				 const struct ib_qp *qp)
+				 struct ib_qp *qp)
 {
 	return mr->ibmr.pd == qp->pd &&
-	       (mr->mw_type != IB_MW_TYPE_2 || mr->qpn == qp->qp_num);
+	       (mr->mw_type != IB_MW_TYPE_2 ||
+		mr->qp_serial == to_sqp(qp)->serial);
 }
 
 /**

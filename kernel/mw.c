@@ -161,7 +161,7 @@ static struct softrma_mr *softrma_mw_hold_mr(struct softrma_dev *sdev,
  */
 static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 			   struct softrma_mr *mr, const struct softrma_sqe *sqe,
-			   u32 qpn)
+			   u64 qp_serial)
 {
 	u64 addr = sqe->wr.bind.addr, pos;
 
@@ -175,7 +175,7 @@ static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 		win->iova = sqe->wr.bind.access & IB_ZERO_BASED ? 0 : addr;
 		win->length = sqe->wr.bind.length;
 		win->access = sqe->wr.bind.access;
-		win->qpn = qpn;
+		win->qp_serial = qp_serial;
 		softrma_mr_publish(win);
 	}
 	xa_unlock(&sdev->mr_xa);
@@ -217,7 +217,7 @@ int softrma_mw_bind(struct ib_qp *qp, const struct softrma_sqe *sqe)
 			goto out;
 	}
 	softrma_mw_unbind(sdev, win);
-	softrma_mw_set(sdev, win, mr, sqe, qp->qp_num);
+	softrma_mw_set(sdev, win, mr, sqe, to_sqp(qp)->serial);
 	err = 0;
 out:
 	mutex_unlock(&win->bind_lock);
@@ -242,7 +242,7 @@ int softrma_mw_invalidate(struct ib_qp *qp, struct softrma_mr *win, u32 key)
 
 	mutex_lock(&win->bind_lock);
 	if (win->mw_type == IB_MW_TYPE_2 && win->valid &&
-	    win->qpn == qp->qp_num && win->key == key &&
+	    win->qp_serial == to_sqp(qp)->serial && win->key == key &&
 	    softrma_mw_allocated(sdev, win)) {
 		softrma_mw_unbind(sdev, win);
 		err = 0;

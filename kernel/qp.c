@@ -245,6 +245,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_queues;
 	ibqp->qp_num = qpn;
+	qp->serial = atomic64_inc_return(&sdev->qp_serial);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)

@@ -99,6 +99,7 @@ struct softrma_dev {
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
 	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
 	u32 qp_next;
+	atomic64_t qp_serial;		/* the last QP's; never repeats */
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
 	struct list_head mcg_list;	/* multicast groups; see mcast.c */
@@ -188,11 +189,12 @@ struct softrma_mr {
 	/*
 	 * A memory window (mw_type set): bound, it lends its range of the MR
 	 * it is bound to (parent) that MR's pages, and a type 2B window
-	 * serves only the QP it was bound through (qpn).
+	 * serves only the QP it was bound through (its serial: a QPN comes
+	 * round again, and would give a later QP the window).
 	 */
 	u8 mw_type;
 	struct softrma_mr *parent;
-	u32 qpn;
+	u64 qp_serial;
 	struct mutex bind_lock;		/* window: bind, invalidate, dealloc */
 	atomic_t windows;		/* MR: windows bound to it */
 	struct softrma_users users;	/* registration + accesses in progress */
@@ -286,6 +288,7 @@ struct softrma_qp {
 	struct mutex rq_lock;		/* the responder: rq, rqe */
 	spinlock_t post_lock;		/* kernel QPs: producers of sq and rq */
 	spinlock_t state_lock;		/* state; innermost */
+	u64 serial;			/* which QP of the device's lifetime */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;		/* as last modified */
 	struct ib_qp_cap cap;
