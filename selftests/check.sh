@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 . selftests/slowdown.sh
 KVERS=${KVERS:?no kernel to test: run make deps}
-VM_TIMEOUT=${VM_TIMEOUT:-1500}
+VM_TIMEOUT=${VM_TIMEOUT:-2100}
 VM_MEM=${VM_MEM:-6144}		# MB; the 2 GiB message test needs 4.8 GB
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}	# per fuzzer
 
