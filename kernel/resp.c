@@ -144,19 +144,24 @@ void softrma_resp_post_recv(struct softrma_qp *qp, struct softrma_recv_cqe *rc)
 		softrma_qp_set_error(qp);
 }
 
-/* Resolves the memory of the receive WQE in qp->rqe: a completion status. */
-static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp,
-						  struct softrma_sgl *sgl)
+/*
+ * Resolves the memory of the receive WQE in qp->rqe as far as it passes its
+ * checks (a zero-length SEND takes a receive whatever memory it names, as
+ * libfabric's fi_shared_ctx relies on): a completion status.
+ */
+static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp)
 {
 	const struct softrma_rqe *rqe = qp->rqe;
-	int err;
+	struct softrma_resp_state *rs = &qp->resp;
+	int ret;
 
 	if (rqe->num_sge > softrma_resp_max_recv_sge(qp))
 		return IB_WC_LOC_QP_OP_ERR;
-	err = softrma_sgl_resolve(sgl, to_sdev(qp->ibqp.device), qp->ibqp.pd,
-				  rqe->sge, rqe->num_sge, IB_ACCESS_LOCAL_WRITE);
-	if (err)
-		return err == -EINVAL ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	ret = softrma_sgl_resolve_recv(&rs->rqe_sgl, to_sdev(qp->ibqp.device),
+				       qp->ibqp.pd, rqe->sge, rqe->num_sge);
+	if (ret < 0)
+		return IB_WC_LOC_LEN_ERR;
+	rs->rqe_cut = ret;
 	return IB_WC_SUCCESS;
 }
 
@@ -187,7 +192,7 @@ static enum softrma_resp_result softrma_resp_hold_rqe(struct softrma_qp *qp,
 	if (err)
 		return SOFTRMA_RESP_NAK_OP;
 	rs->rqe_held = true;
-	status = softrma_resp_resolve_rqe(qp, &rs->rqe_sgl);
+	status = softrma_resp_resolve_rqe(qp);
 	if (status == IB_WC_SUCCESS)
 		return SOFTRMA_RESP_ACK;
 	softrma_resp_complete_rqe(qp, msg, status, 0);
@@ -340,7 +345,8 @@ void softrma_resp_abandon(struct softrma_qp *qp, bool flush)
 
 /*
  * A SEND's payload lands in its receive, behind a UD receive's network
- * header; the memory a receive names must hold all of it.
+ * header; the memory a receive names must hold all of it, and pass its
+ * checks as far as the payload goes.
  */
 static enum softrma_resp_result softrma_resp_place_send(struct softrma_qp *qp,
 							struct softrma_msg *msg)
@@ -353,6 +359,10 @@ static enum softrma_resp_result softrma_resp_place_send(struct softrma_qp *qp,
 	if (softrma_msg_begins(msg))
 		hdr_len = softrma_resp_net_hdr(msg, hdr);
 	if (rs->offset + hdr_len + msg->local->length > rs->rqe_sgl.length) {
+		if (rs->rqe_cut) {
+			softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_PROT_ERR, 0);
+			return SOFTRMA_RESP_NAK_OP;
+		}
 		softrma_resp_complete_rqe(qp, msg, IB_WC_LOC_LEN_ERR, 0);
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}

@@ -33,42 +33,78 @@ static struct softrma_seg softrma_seg_mr(struct softrma_mr *mr, u64 iova,
 }
 
 /*
- * Resolves @num SGEs (a kernel copy) against the MRs of @pd with @access.
- * Zero-length SGEs name no memory and are skipped.  Returns -EINVAL when the
- * total overflows the message size limit, -EACCES on a bad key or range.
+ * Resolves @num SGEs (a kernel copy) against the MRs of @pd with @access, in
+ * order, up to the first whose key, PD, access or bounds do not hold: returns
+ * how many were taken.  Zero-length SGEs name no memory and are skipped.
+ */
+static u32 softrma_sgl_take(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			    struct ib_pd *pd, const struct softrma_sge *sge,
+			    u32 num, int access)
+{
+	struct softrma_mr *mr;
+	u32 i;
+
+	sgl->num = 0;
+	sgl->length = 0;
+	for (i = 0; i < num; i++) {
+		if (!sge[i].length)
+			continue;
+		mr = softrma_mr_get(sdev, pd, sge[i].lkey, sge[i].addr,
+				    sge[i].length, access);
+		if (IS_ERR_OR_NULL(mr))
+			break;
+		sgl->seg[sgl->num++] = softrma_seg_mr(mr, sge[i].addr,
+						      sge[i].length);
+		sgl->length += sge[i].length;
+		softrma_mr_put(mr);
+	}
+	return i;
+}
+
+/* Whether @num SGEs fit in @sgl and in a message. */
+static bool softrma_sgl_fits(const struct softrma_sgl *sgl,
+			     const struct softrma_sge *sge, u32 num)
+{
+	u64 total = 0;
+
+	if (num > sgl->max)
+		return false;
+	for (u32 i = 0; i < num; i++)
+		total += sge[i].length;
+	return total <= SOFTRMA_MAX_MSG_SZ;
+}
+
+/*
+ * Resolves @num SGEs against the MRs of @pd with @access.  Returns -EINVAL
+ * when they overflow the list or the message size limit, -EACCES on a bad
+ * key or range.
  */
 int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 			struct ib_pd *pd, const struct softrma_sge *sge,
 			u32 num, int access)
 {
-	struct softrma_mr *mr;
-
-	sgl->num = 0;
-	sgl->length = 0;
-	if (num > sgl->max)
+	if (!softrma_sgl_fits(sgl, sge, num))
 		return -EINVAL;
-	for (u32 i = 0; i < num; i++) {
-		if (!sge[i].length)
-			continue;
-		sgl->length += sge[i].length;
-		if (sgl->length > SOFTRMA_MAX_MSG_SZ)
-			goto err_len;
-		mr = softrma_mr_get(sdev, pd, sge[i].lkey, sge[i].addr,
-				    sge[i].length, access);
-		if (IS_ERR_OR_NULL(mr))
-			goto err_access;
-		sgl->seg[sgl->num++] = softrma_seg_mr(mr, sge[i].addr,
-						      sge[i].length);
-		softrma_mr_put(mr);
-	}
-	return 0;
-
-err_len:
-	softrma_sgl_release(sgl);
-	return -EINVAL;
-err_access:
+	if (softrma_sgl_take(sgl, sdev, pd, sge, num, access) == num)
+		return 0;
 	softrma_sgl_release(sgl);
 	return -EACCES;
+}
+
+/*
+ * As softrma_sgl_resolve(), for a receive, whose memory is checked only as
+ * far as a message fills it (as rdma_rxe, siw and HCAs check it): the list
+ * ends before the first SGE that fails its checks.  Returns -EINVAL as
+ * softrma_sgl_resolve() does, 1 when the list ends early, else 0.
+ */
+int softrma_sgl_resolve_recv(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			     struct ib_pd *pd, const struct softrma_sge *sge,
+			     u32 num)
+{
+	if (!softrma_sgl_fits(sgl, sge, num))
+		return -EINVAL;
+	return softrma_sgl_take(sgl, sdev, pd, sge, num,
+				IB_ACCESS_LOCAL_WRITE) < num;
 }
 
 /* A one-segment list over kernel memory: inline data, atomic results. */

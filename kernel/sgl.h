@@ -59,6 +59,9 @@ static inline void softrma_sgl_init_one(struct softrma_sgl *sgl)
 int softrma_sgl_resolve(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 			struct ib_pd *pd, const struct softrma_sge *sge,
 			u32 num, int access);
+int softrma_sgl_resolve_recv(struct softrma_sgl *sgl, struct softrma_dev *sdev,
+			     struct ib_pd *pd, const struct softrma_sge *sge,
+			     u32 num);
 void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
 void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len);

@@ -275,6 +275,7 @@ struct softrma_resp_state {
 	u64 atomic_orig;		/* an atomic's answer: what was there */
 	bool rqe_held;			/* qp->rqe is out of its ring, ours */
 	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
+	bool rqe_cut;			/* rqe_sgl ends at an SGE that failed */
 	struct softrma_seg rqe_segs[SOFTRMA_MAX_SGE];
 };
 

@@ -32,6 +32,7 @@ device/ext_api.sh
 device/mw.sh
 device/pyverbs_mr.sh
 device/resize.sh
+device/recv_sges.sh
 device/big_msg.sh
 device/rdma_cm.sh
 device/nvme_rdma.sh
