@@ -136,8 +136,8 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	if (!w)
 		return;
 	cancel_delayed_work_sync(&w->retrans_work);
+	cancel_work_sync(&w->answer_work);	/* which queues send_work */
 	cancel_work_sync(&w->send_work);
-	cancel_work_sync(&w->answer_work);
 	mutex_lock(&qp->sq_lock);
 	mutex_lock(&qp->rq_lock);
 	softrma_wire_release(qp);

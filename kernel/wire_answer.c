@@ -8,7 +8,10 @@
  * sends a few of them itself and leaves the rest to the QP's answer work,
  * which sends SOFTRMA_WIRE_ANSWER_PKTS a run and queues itself again behind
  * the other QPs' work: no request makes the receive worker send more than
- * a few packets, and no QP's READs hold up the others'.
+ * a few packets, and no QP's READs hold up the others'.  While an
+ * acknowledgement waits, the QP's requester sends nothing new: what the
+ * application sends after a receive completes must not overtake the
+ * acknowledgement of that receive's message.
  */
 
 #include <linux/build_bug.h>
@@ -100,8 +103,11 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 	}
 	softrma_wire_answer_drop_source(r);
 	if (r->ack_waits) {
-		r->ack_waits = false;
+		WRITE_ONCE(r->ack_waits, false);
 		softrma_wire_answer_ack_now(qp, r->ack_syndrome, r->ack_psn);
+		/* The requester waited for it: softrma_wire_take(). */
+		if (!READ_ONCE(qp->dying))
+			queue_work(system_unbound_wq, &qp->wire->send_work);
 	}
 	return false;
 }
@@ -132,7 +138,7 @@ void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 	    roce_aeth_kind(r->ack_syndrome) != ROCE_AETH_KIND_ACK &&
 	    roce_psn_diff(psn, r->ack_psn) <= 0)
 		return;
-	r->ack_waits = true;
+	WRITE_ONCE(r->ack_waits, true);
 	r->ack_syndrome = syndrome;
 	r->ack_psn = psn;
 }
@@ -163,7 +169,7 @@ void softrma_wire_answer_reset(struct softrma_qp *qp)
 
 	roce_rsrc_reset(&r->rsrc, qp->attr.max_dest_rd_atomic);
 	softrma_wire_answer_drop_source(r);
-	r->ack_waits = false;
+	WRITE_ONCE(r->ack_waits, false);
 }
 
 bool softrma_wire_answer_pending(struct softrma_qp *qp)

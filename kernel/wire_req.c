@@ -249,9 +249,10 @@ static u32 softrma_wire_num_psns(struct softrma_qp *qp,
 
 /*
  * Takes the next posted SQ entry into the window and numbers its packets.
- * False when there is none, no room, the QP drains (SQD), or it has to wait
- * for those before it (a fence, a local operation, max_rd_atomic, or PSNs
- * that would span more than half their space).
+ * False when there is none, no room, the QP drains (SQD), its responder's
+ * acknowledgement waits to be sent (wire_answer.c), or it has to wait for
+ * those before it (a fence, a local operation, max_rd_atomic, or PSNs that
+ * would span more than half their space).
  */
 static bool softrma_wire_take(struct softrma_qp *qp)
 {
@@ -261,6 +262,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	struct softrma_sqe *sqe = wqe->sqe;
 
 	if (taken == SOFTRMA_WIRE_WQES || softrma_qp_state(qp) != IB_QPS_RTS ||
+	    READ_ONCE(w->resp.ack_waits) ||
 	    !softrma_sq_fetch(qp, w->next_index, sqe))
 		return false;
 	/* A fence waits for everything before it, not only READs and atomics. */

@@ -9,17 +9,19 @@
 # namespaces (a veth pair: a receive worker for each side), with both
 # sides waiting for events, then (fewer times: three threads spinning on
 # the guest's two CPUs are slow) both polling; with a busy process beside
-# them, which widens the races.
+# them, which widens the races.  Also with a READ of 256 KiB before each
+# SEND: in packets the server's acknowledgement waits behind its 256 READ
+# responses, and its reply behind that acknowledgement.
 . "$(dirname "$0")/../lib.sh"
 
 ITERS=${COMP_ORDER_ITERS:-5000}
 
-# run NAME WAIT ITERS CLIENT_DEV CLIENT_IPV4 SERVER_DEV SERVER_IPV4
+# run NAME WAIT ITERS CLIENT_DEV CLIENT_IPV4 SERVER_DEV SERVER_IPV4 [READ_BYTES]
 run() {
 	name=$1 wait=$2 n=$3
 	shift 3
-	timeout "$(bound 120)" "$SOFTRMA_BIN/comp_order" "$@" "$n" "$wait" "$wait" \
-		> /tmp/comp_order.log 2>&1
+	timeout "$(bound 120)" "$SOFTRMA_BIN/comp_order" "$1" "$2" "$3" "$4" \
+		"$n" "$wait" "$wait" ${5:-} > /tmp/comp_order.log 2>&1
 	status=$?
 	sed "s/^# /# $name: /" /tmp/comp_order.log
 	[ "$status" = 0 ] || nfail=$((nfail + 1))
@@ -36,12 +38,15 @@ nfail=0
 echo 0 > /sys/module/softrma/parameters/force_wire
 run local event "$ITERS" softrma0 10.9.0.1 softrma0 10.9.0.1
 run local poll $((ITERS / 5)) softrma0 10.9.0.1 softrma0 10.9.0.1
+run "local, READ" event $((ITERS / 10)) softrma0 10.9.0.1 softrma0 10.9.0.1 262144
 echo 1 > /sys/module/softrma/parameters/force_wire
 run "wire, lo" event "$ITERS" softrma0 10.9.0.1 softrma0 10.9.0.1
+run "wire, lo, READ" event $((ITERS / 10)) softrma0 10.9.0.1 softrma0 10.9.0.1 262144
 echo 0 > /sys/module/softrma/parameters/force_wire
 run "wire, veth" event "$ITERS" softa 10.17.0.1 softb 10.17.0.2
 run "wire, veth" poll $((ITERS / 5)) softa 10.17.0.1 softb 10.17.0.2
-[ "$nfail" = 0 ] || fail "$nfail of 5 runs failed"
+run "wire, veth, READ" poll $((ITERS / 10)) softa 10.17.0.1 softb 10.17.0.2 262144
+[ "$nfail" = 0 ] || fail "$nfail of 8 runs failed"
 
 ip netns del nsa
 wait_gone softa

@@ -8,7 +8,10 @@
  * reply's receive does, every one of ITERS times.  Each side has a send
  * CQ and a receive CQ that share one completion channel, as in librpma's
  * example 12scch-receive-completion-queue; the client's messages take
- * four sizes in turn, of one to five packets of the path MTU.
+ * four sizes in turn, of one to five packets of the path MTU.  With
+ * READ_BYTES, the client reads that many bytes of the server's memory
+ * before each SEND: the server's acknowledgement of the SEND waits behind
+ * its READ responses, and its reply must wait behind that.
  *
  * How each side waits, CLIENT_WAIT and SERVER_WAIT:
  *   event  on its channel, then it polls the CQ of the event (librpma's
@@ -18,10 +21,11 @@
  *          the reply's receive completion must find the SEND's already.
  *
  * usage: comp_order CLIENT_DEV CLIENT_IPV4 SERVER_DEV SERVER_IPV4 ITERS
- *                   CLIENT_WAIT SERVER_WAIT
+ *                   CLIENT_WAIT SERVER_WAIT [READ_BYTES]
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "test.h"
 
@@ -40,6 +44,8 @@ struct side {
 	struct ibv_qp *qp;
 	uint8_t buf[2][MAX_MSG];	/* to send, to receive */
 	struct ibv_mr *mr;
+	uint8_t *rd;			/* READ_BYTES: read from, read into */
+	struct ibv_mr *rd_mr;
 	int gid_index;
 	union ibv_gid gid;
 	int event;			/* waits on its channel */
@@ -47,6 +53,7 @@ struct side {
 
 static struct side client, server;
 static long iters;
+static uint32_t read_bytes;
 
 static void side_init(struct side *s, const char *dev, const char *ipv4,
 		      const char *wait)
@@ -58,7 +65,7 @@ static void side_init(struct side *s, const char *dev, const char *ipv4,
 	};
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
 	};
 
 	CHECK(!strcmp(wait, "event") || !strcmp(wait, "poll"),
@@ -84,6 +91,13 @@ static void side_init(struct side *s, const char *dev, const char *ipv4,
 			       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
 	s->mr = ibv_reg_mr(s->pd, s->buf, sizeof(s->buf), IBV_ACCESS_LOCAL_WRITE);
 	CHECK(s->mr, "reg_mr: %s", strerror(errno));
+	if (!read_bytes)
+		return;
+	s->rd = calloc(1, read_bytes);
+	CHECK(s->rd, "calloc");
+	s->rd_mr = ibv_reg_mr(s->pd, s->rd, read_bytes, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_READ);
+	CHECK(s->rd_mr, "reg_mr: %s", strerror(errno));
 }
 
 static void side_fini(struct side *s)
@@ -93,6 +107,9 @@ static void side_fini(struct side *s)
 	CHECK_EQ(ibv_destroy_cq(s->recv_cq), 0);
 	CHECK_EQ(ibv_destroy_comp_channel(s->channel), 0);
 	CHECK_EQ(ibv_dereg_mr(s->mr), 0);
+	if (s->rd_mr)
+		CHECK_EQ(ibv_dereg_mr(s->rd_mr), 0);
+	free(s->rd);
 	CHECK_EQ(ibv_dealloc_pd(s->pd), 0);
 	CHECK_EQ(ibv_close_device(s->ctx), 0);
 }
@@ -118,6 +135,20 @@ static void post_send(struct side *s, uint32_t seq, uint32_t len)
 
 	memcpy(s->buf[0], &seq, sizeof(seq));
 	CHECK_EQ(ibv_post_send(s->qp, &wr, &bad), 0);
+}
+
+/* An unsignaled READ of the server's READ_BYTES into the client's. */
+static void post_read(void)
+{
+	struct ibv_sge sge = {
+		(uintptr_t)client.rd, read_bytes, client.rd_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+		.wr.rdma = { (uintptr_t)server.rd, server.rd_mr->rkey },
+	}, *bad;
+
+	CHECK_EQ(ibv_post_send(client.qp, &wr, &bad), 0);
 }
 
 static double now(void)
@@ -232,6 +263,8 @@ static int ping(uint32_t seq)
 	uint32_t got;
 
 	post_recv(&client);
+	if (read_bytes)
+		post_read();
 	post_send(&client, seq, sizes[seq % 4]);
 	while (!send_done || !recv_done) {
 		wc = next_wc(&client);
@@ -261,10 +294,11 @@ int main(int argc, char **argv)
 	pthread_t thread;
 	double start;
 
-	CHECK(argc == 8, "usage: comp_order CLIENT_DEV CLIENT_IPV4 SERVER_DEV "
-	      "SERVER_IPV4 ITERS event|poll event|poll");
+	CHECK(argc == 8 || argc == 9, "usage: comp_order CLIENT_DEV CLIENT_IPV4 "
+	      "SERVER_DEV SERVER_IPV4 ITERS event|poll event|poll [READ_BYTES]");
 	iters = atol(argv[5]);
 	CHECK(iters > 0, "ITERS %s", argv[5]);
+	read_bytes = argc == 9 ? atol(argv[8]) : 0;
 	side_init(&client, argv[1], argv[2], argv[6]);
 	side_init(&server, argv[3], argv[4], argv[7]);
 	test_connect_to(client.qp, client.gid_index, &server.gid,
@@ -282,8 +316,8 @@ int main(int argc, char **argv)
 			       i);
 	}
 	CHECK_EQ(pthread_join(thread, NULL), 0);
-	printf("# %ld ping-pongs in %.0f s (client %s, server %s): %ld misordered\n",
-	       iters, now() - start, argv[6], argv[7], misordered);
+	printf("# %ld ping-pongs in %.0f s (client %s, server %s, %u bytes read before each): %ld misordered\n",
+	       iters, now() - start, argv[6], argv[7], read_bytes, misordered);
 
 	side_fini(&client);
 	side_fini(&server);
