@@ -11,6 +11,10 @@
 #include "compat.h"
 #include "verbs.h"
 
+/* A resize copies outside the lock this many times, or until this many are left. */
+#define SOFTRMA_CQ_PRECOPY_PASSES	4
+#define SOFTRMA_CQ_PRECOPY_LEFT		64
+
 /*
  * A ring of @num entries for a CQ: struct softrma_cqe mapped into the
  * process of @udata, or struct ib_wc for a kernel consumer.
@@ -70,6 +74,7 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_lock);
 	num = roundup_pow_of_two(attr->cqe);
 	err = softrma_cq_init_queue(cq, num, softrma_create_cq_udata(arg));
 	if (err) {
@@ -80,15 +85,47 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 }
 
+/*
+ * Copies the completions of a process's CQ to @next outside the CQ's lock,
+ * again while the producers add more, so that the switch under the lock,
+ * with interrupts off, copies a few at most.  Not a kernel CQ's: its
+ * entries move under the lock when a QP goes to RESET.  Returns 0 or as
+ * softrma_queue_check_flight().
+ */
+static int softrma_cq_precopy(struct softrma_cq *cq, struct softrma_queue *next,
+			      u32 max, struct softrma_queue_span *done)
+{
+	unsigned long irqflags;
+	u32 first, last;
+	int err;
+
+	lockdep_assert_held(&cq->resize_lock);
+	for (int pass = 0; pass < SOFTRMA_CQ_PRECOPY_PASSES; pass++) {
+		spin_lock_irqsave(&cq->lock, irqflags);
+		first = READ_ONCE(cq->queue.hdr->consumer);
+		last = cq->queue.index;
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		err = softrma_queue_check_flight(&cq->queue, next, first, last,
+						 max);
+		if (err)
+			return err;
+		if (pass && last - done->last <= SOFTRMA_CQ_PRECOPY_LEFT)
+			break;
+		softrma_queue_copy(next, &cq->queue, done, first, last);
+	}
+	return 0;
+}
+
 /**
  * softrma_resize_cq - gives a CQ a new ring of at least @cqe entries
  * @ibcq: the CQ, of a process or of a kernel consumer
  * @cqe: the entries asked for
  * @udata: the process's response: where to map the new ring
  *
- * The completions not polled yet move to the new ring in order, under the
- * producer's lock.  The response goes out before the switch: one lost
- * after it would leave the provider on a ring that nothing fills any more.
+ * The completions not polled yet move to the new ring in order, most of
+ * them before the switch under the producer's lock.  The response goes out
+ * before the switch: one lost after it would leave the provider on a ring
+ * that nothing fills any more.
  *
  * Return: 0; -EINVAL when @cqe is out of range or below the completions
  * the CQ holds; -EPROTO when the process's consumer index cannot be true.
@@ -97,6 +134,7 @@ int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct softrma_resize_cq_resp resp = {};
 	struct softrma_cq *cq = to_scq(ibcq);
+	struct softrma_queue_span done = {};
 	struct softrma_queue next;
 	unsigned long irqflags;
 	int err;
@@ -113,14 +151,19 @@ int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		resp.num_entries = next.num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	}
+	mutex_lock(&cq->resize_lock);
+	if (!err && udata)
+		err = softrma_cq_precopy(cq, &next, cqe, &done);
 	if (!err) {
 		spin_lock_irqsave(&cq->lock, irqflags);
 		err = softrma_queue_replace(&cq->queue, &next,
-					    SOFTRMA_KERNEL_PRODUCES, cqe);
+					    SOFTRMA_KERNEL_PRODUCES, cqe,
+					    udata ? &done : NULL);
 		if (!err)
 			ibcq->cqe = cq->queue.num;
 		spin_unlock_irqrestore(&cq->lock, irqflags);
 	}
+	mutex_unlock(&cq->resize_lock);
 	softrma_queue_destroy(&next);
 	return err;
 }

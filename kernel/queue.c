@@ -58,6 +58,47 @@ err_free:
 	return err;
 }
 
+/*
+ * Whether the entries [@first, @last) of @q can move to @next: -EPROTO when
+ * the indices cannot be true, -EINVAL when more than @max entries, or more
+ * than @next holds, are in flight.
+ */
+int softrma_queue_check_flight(const struct softrma_queue *q,
+			       const struct softrma_queue *next,
+			       u32 first, u32 last, u32 max)
+{
+	if (last - first > q->num)
+		return -EPROTO;
+	if (last - first > min(max, next->num))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * softrma_queue_copy - copies a ring's entries [@first, @last) to a new ring
+ * @next: the new ring, of @q's stride, with room for them
+ * @q: the ring
+ * @done: what @next holds already of @q's, from the last call; updated
+ * @first: the first entry in flight
+ * @last: after the last entry in flight
+ *
+ * The entries keep their indices.  What @done says @next holds is not
+ * copied again when it starts the entries in flight still.
+ */
+void softrma_queue_copy(struct softrma_queue *next, struct softrma_queue *q,
+			struct softrma_queue_span *done, u32 first, u32 last)
+{
+	u32 from = first;
+
+	if (first - done->first <= done->last - done->first &&
+	    done->last - first <= last - first)
+		from = done->last;
+	for (u32 i = from; i != last; i++)
+		memcpy(softrma_queue_entry(next, i), softrma_queue_entry(q, i),
+		       q->stride);
+	*done = (struct softrma_queue_span) { .first = first, .last = last };
+}
+
 /**
  * softrma_queue_replace - moves a ring's entries in flight to a new ring
  * @q: the ring
@@ -65,6 +106,8 @@ err_free:
  *	the old ring, for the caller to destroy once unlocked
  * @side: which of @q's indices is the kernel's
  * @max: the most entries in flight the caller accepts
+ * @done: what softrma_queue_copy() put in @next already, or NULL; the other
+ *	side's index may not go back behind it
  *
  * The entries between the consumer and the producer index keep their
  * indices in @next, so neither side's index changes: the other side goes
@@ -72,13 +115,16 @@ err_free:
  *
  * Context: the caller holds the lock of the kernel's side of @q.
  *
- * Return: 0, -EPROTO when the other side's index cannot be true, or -EINVAL
- * when more than @max entries, or more than @next holds, are in flight.
+ * Return: 0, or as softrma_queue_check_flight(); -EPROTO also when the
+ * other side's index went back behind @done.
  */
 int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
-			  enum softrma_queue_side side, u32 max)
+			  enum softrma_queue_side side, u32 max,
+			  struct softrma_queue_span *done)
 {
-	u32 first, last, i;
+	struct softrma_queue_span none = {};
+	u32 first, last;
+	int err;
 
 	if (side == SOFTRMA_KERNEL_PRODUCES) {
 		first = READ_ONCE(q->hdr->consumer);
@@ -87,14 +133,15 @@ int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
 		first = q->index;
 		last = smp_load_acquire(&q->hdr->producer);
 	}
-	if (last - first > q->num)
+	err = softrma_queue_check_flight(q, next, first, last, max);
+	if (err)
+		return err;
+	if (!done)
+		done = &none;
+	else if (first - done->first > last - done->first)
 		return -EPROTO;
-	if (last - first > min(max, next->num))
-		return -EINVAL;
 
-	for (i = first; i != last; i++)
-		memcpy(softrma_queue_entry(next, i), softrma_queue_entry(q, i),
-		       q->stride);
+	softrma_queue_copy(next, q, done, first, last);
 	next->hdr->consumer = first;
 	next->hdr->producer = last;
 	next->index = side == SOFTRMA_KERNEL_PRODUCES ? last : first;

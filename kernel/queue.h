@@ -26,10 +26,22 @@ enum softrma_queue_side {
 	SOFTRMA_KERNEL_CONSUMES,	/* SQ, RQ, SRQ */
 };
 
+/* The entries [first, last) of a ring that a new ring holds already. */
+struct softrma_queue_span {
+	u32 first;
+	u32 last;
+};
+
 int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
 		       u32 num, u32 stride, u64 *mmap_key);
+int softrma_queue_check_flight(const struct softrma_queue *q,
+			       const struct softrma_queue *next,
+			       u32 first, u32 last, u32 max);
+void softrma_queue_copy(struct softrma_queue *next, struct softrma_queue *q,
+			struct softrma_queue_span *done, u32 first, u32 last);
 int softrma_queue_replace(struct softrma_queue *q, struct softrma_queue *next,
-			  enum softrma_queue_side side, u32 max);
+			  enum softrma_queue_side side, u32 max,
+			  struct softrma_queue_span *done);
 void softrma_queue_destroy(struct softrma_queue *q);
 u32 softrma_queue_remove(struct softrma_queue *q,
 			 bool (*match)(const void *entry, const void *arg),

@@ -143,7 +143,7 @@ int softrma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	else if (resize)
 		err = softrma_queue_replace(&srq->queue, &next,
 					    SOFTRMA_KERNEL_CONSUMES,
-					    attr->max_wr);
+					    attr->max_wr, NULL);
 	if (!err)
 		srq->limit = limit;
 	mutex_unlock(&srq->lock);

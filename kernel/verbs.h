@@ -254,6 +254,7 @@ struct softrma_cq {
 	struct ib_cq ibcq;
 	struct softrma_queue queue;
 	spinlock_t lock;		/* producer side of queue, notify */
+	struct mutex resize_lock;	/* one resize at a time */
 	u8 notify;			/* IB_CQ_NEXT_COMP, IB_CQ_SOLICITED or 0 */
 	bool overflowed;
 	bool dying;			/* its ring is going */
