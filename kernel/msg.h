@@ -30,6 +30,7 @@ struct softrma_msg {
 	u32 inv_rkey;			/* SEND_WITH_INV: the target invalidates it */
 	enum ib_qp_type qp_type;	/* the transport: RC, UC or UD */
 	u32 src_qpn;
+	u64 src_serial;			/* on this host: the requester QP's serial */
 	u32 dest_qpn;
 	const union ib_gid *dgid;	/* of the destination port */
 	const struct softrma_av *av;	/* UD only: the GRH's contents */

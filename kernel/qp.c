@@ -13,6 +13,9 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH)
 
+/* Serials of QPs, unique over every device: a QPN comes round again. */
+static atomic64_t softrma_qp_serial = ATOMIC64_INIT(0);
+
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
 {
 	unsigned long flags;
@@ -245,7 +248,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_queues;
 	ibqp->qp_num = qpn;
-	qp->serial = atomic64_inc_return(&sdev->qp_serial);
+	qp->serial = atomic64_inc_return(&softrma_qp_serial);
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -377,8 +380,10 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
 	}
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = attr->path_mtu;
-	if (mask & IB_QP_DEST_QPN)
+	if (mask & IB_QP_DEST_QPN) {
 		a->dest_qp_num = attr->dest_qp_num;
+		qp->peer_serial = 0;
+	}
 	if (mask & IB_QP_SQ_PSN)
 		a->sq_psn = attr->sq_psn & 0xffffff;
 	if (mask & IB_QP_RQ_PSN)

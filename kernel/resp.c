@@ -699,6 +699,24 @@ static const struct softrma_av *softrma_resp_peer_path(struct softrma_qp *qp,
 	return msg->src_qpn == qp->attr.dest_qp_num ? msg->path : NULL;
 }
 
+/*
+ * Whether a connected @qp's local requester is the QP that spoke to it
+ * first since it was connected, not a later one that bears its number (the
+ * local transport has no PSN); counts the request if not.
+ */
+static bool softrma_resp_same_peer(struct softrma_qp *qp,
+				   const struct softrma_msg *msg)
+{
+	if (softrma_qp_is_ud(qp))
+		return true;
+	if (!qp->peer_serial)
+		qp->peer_serial = msg->src_serial;
+	if (qp->peer_serial == msg->src_serial)
+		return true;
+	softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+	return false;
+}
+
 /**
  * softrma_resp_execute_locked() - The responder of the local transport.
  * @qp: the QP the message is addressed to
@@ -721,7 +739,8 @@ enum softrma_resp_result softrma_resp_execute_locked(struct softrma_qp *qp,
 	 */
 	if (msg->qp_type != softrma_qp_transport(qp) || qp->on_wire)
 		res = SOFTRMA_RESP_DROPPED;
-	else if (!softrma_resp_admits(qp, softrma_resp_peer_path(qp, msg)))
+	else if (!softrma_resp_admits(qp, softrma_resp_peer_path(qp, msg)) ||
+		 !softrma_resp_same_peer(qp, msg))
 		res = SOFTRMA_RESP_DROPPED;
 	else if (softrma_qp_is_ud(qp))
 		res = softrma_resp_datagram(qp, msg);

@@ -146,6 +146,7 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 		.imm_data = sqe->imm_data,
 		.qp_type = softrma_qp_transport(qp),
 		.src_qpn = qp->ibqp.qp_num,
+		.src_serial = qp->serial,
 		.local = sgl,
 	};
 	if (!softrma_sq_posts(qp, op))

@@ -99,7 +99,6 @@ struct softrma_dev {
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
 	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
 	u32 qp_next;
-	atomic64_t qp_serial;		/* the last QP's; never repeats */
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
 	struct list_head mcg_list;	/* multicast groups; see mcast.c */
@@ -290,7 +289,8 @@ struct softrma_qp {
 	struct mutex rq_lock;		/* the responder: rq, rqe */
 	spinlock_t post_lock;		/* kernel QPs: producers of sq and rq */
 	spinlock_t state_lock;		/* state; innermost */
-	u64 serial;			/* which QP of the device's lifetime */
+	u64 serial;			/* which QP of the module's lifetime */
+	u64 peer_serial;		/* the local peer that spoke first; rq_lock */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;		/* as last modified */
 	struct ib_qp_cap cap;

@@ -48,6 +48,7 @@ device/rx_flood.sh
 device/rc_hostile.sh
 device/stale_lists.sh
 device/local_isolation.sh
+device/peer_reuse.sh
 device/private_checkout.sh
 device/sqd_wire.sh
 device/wire_teardown.sh
