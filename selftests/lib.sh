@@ -181,6 +181,43 @@ add_rxe0() {
 	wait_gid rxe0 "::ffff:10.9.0.1" || fail "no GID on rxe0"
 }
 
+# dev_up softrma|rxe: that device on the dummy d0 (10.9.0.1; add_dummy
+# first), its name in $dev.  dev_down TYPE DEV removes it and its module.
+dev_up() {
+	case $1 in
+	softrma)
+		load_softrma
+		rdma link add softrma0 type softrma netdev d0 || fail "rdma link add softrma0"
+		dev=softrma0 ;;
+	rxe)
+		modprobe rdma_rxe || fail "modprobe rdma_rxe"
+		rdma link add rxe0 type rxe netdev d0 || fail "rdma link add rxe0"
+		dev=rxe0 ;;
+	*) fail "unknown device type $1" ;;
+	esac
+	wait_gid "$dev" "::ffff:10.9.0.1, RoCE v2" || fail "no RoCE v2 GID on $dev"
+}
+
+dev_down() {
+	rdma link delete "$2" || fail "rdma link delete $2"
+	case $1 in
+	softrma) rmmod softrma || fail "rmmod softrma" ;;
+	rxe) modprobe -r rdma_rxe || fail "modprobe -r rdma_rxe" ;;
+	esac
+}
+
+# add_softrma01: softrma loaded, softrma0 up on dummy d0 (10.9.0.1/24) and
+# softrma1 on d1 (10.9.1.1/24), each with its IPv4 GID in the table.
+add_softrma01() {
+	load_softrma
+	add_dummy d0 10.9.0.1/24
+	add_dummy d1 10.9.1.1/24
+	rdma link add softrma0 type softrma netdev d0 || fail "add softrma0"
+	rdma link add softrma1 type softrma netdev d1 || fail "add softrma1"
+	wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID on softrma0"
+	wait_gid softrma1 "::ffff:10.9.1.1" || fail "no GID on softrma1"
+}
+
 # wire_up a|b: eth0 up on the two-guest link (selftests/wire/pair) with
 # 10.10.0.1 (a) or 10.10.0.2 (b); waits up to 60 s for the other guest.
 wire_up() {

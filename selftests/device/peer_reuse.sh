@@ -8,13 +8,7 @@
 # into A's memory.
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
-add_dummy d0 10.9.0.1/24
-add_dummy d1 10.9.1.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "add softrma0"
-rdma link add softrma1 type softrma netdev d1 || fail "add softrma1"
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID on softrma0"
-wait_gid softrma1 "::ffff:10.9.1.1" || fail "no GID on softrma1"
+add_softrma01
 
 relink="rdma link delete softrma1 && rdma link add softrma1 type softrma netdev d1 &&
 	for i in \$(seq 50); do

@@ -4,14 +4,8 @@
 # one leaves the other working.
 . "$(dirname "$0")/../lib.sh"
 
-load_softrma
-add_dummy d0 10.9.0.1/24
-add_dummy d1 10.9.1.1/24
-rdma link add softrma0 type softrma netdev d0 || fail "add softrma0"
-rdma link add softrma1 type softrma netdev d1 || fail "add softrma1"
+add_softrma01
 expect_eq "devices" "$(softrma_links | sort | tr '\n' ' ')" "softrma0 softrma1 "
-wait_gid softrma0 "::ffff:10.9.0.1" || fail "no GID on softrma0"
-wait_gid softrma1 "::ffff:10.9.1.1" || fail "no GID on softrma1"
 [ "$(devinfo_field softrma0 node_guid)" != "$(devinfo_field softrma1 node_guid)" ] ||
 	fail "both devices have one GUID"
 "$SOFTRMA_BIN/open_device" softrma0 10.9.0.1 1024 || fail "open softrma0"

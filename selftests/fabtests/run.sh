@@ -64,29 +64,6 @@ exclude_file() {
 add_dummy d0 10.9.0.1/24
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
 
-dev_up() {
-	case $1 in
-	softrma)
-		load_softrma
-		rdma link add softrma0 type softrma netdev d0 || fail "rdma link add softrma0"
-		dev=softrma0 ;;
-	rxe)
-		modprobe rdma_rxe || fail "modprobe rdma_rxe"
-		rdma link add rxe0 type rxe netdev d0 || fail "rdma link add rxe0"
-		dev=rxe0 ;;
-	*) fail "unknown device type $1" ;;
-	esac
-	wait_gid "$dev" "::ffff:10.9.0.1, RoCE v2" || fail "no RoCE v2 GID on $dev"
-}
-
-dev_down() {
-	rdma link delete "$2" || fail "rdma link delete $2"
-	case $1 in
-	softrma) rmmod softrma || fail "rmmod softrma" ;;
-	rxe) modprobe -r rdma_rxe || fail "modprobe -r rdma_rxe" ;;
-	esac
-}
-
 # results LOG: "RESULT NAME" per test of a runfabtests.sh -v log.
 results() {
 	awk '/^- name:/ { sub(/^- name: +/, ""); name = $0 }
