@@ -203,12 +203,42 @@ static bool softrma_sgl_enter(const struct softrma_sgl *sgl)
 	return true;
 }
 
+/* Both lists of a copy entered: 0, -EFAULT for @src, -EACCES for @dst. */
+static int softrma_sgl_enter_copy(const struct softrma_sgl *dst,
+				  const struct softrma_sgl *src)
+{
+	if (!softrma_sgl_enter(src))
+		return -EFAULT;
+	if (!softrma_sgl_enter(dst)) {
+		softrma_sgl_exit(src, src->num);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static void softrma_sgl_exit_copy(const struct softrma_sgl *dst,
+				  const struct softrma_sgl *src)
+{
+	softrma_sgl_exit(dst, dst->num);
+	softrma_sgl_exit(src, src->num);
+}
+
+/*
+ * A copy leaves its MRs and enters them again after this many bytes: an
+ * invalidation, unbind or deregistration waits for that much of a message
+ * at most, not for all of one (up to 2 GiB, and a local user can start one
+ * after the other), while it may hold the QP's sq_lock that the receive
+ * worker needs.
+ */
+#define SOFTRMA_SGL_ENTERED_BYTES	(1U << 20)
+
 /*
  * The one place softrma moves payload: @len bytes from @src_off bytes into
  * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
  * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
- * deregistered or invalidated (then nothing moves), or -EIO when a list
- * does not hold what the offsets and @len name.  May sleep.
+ * deregistered or invalidated (before the copy or during it: then it stops
+ * within SOFTRMA_SGL_ENTERED_BYTES), or -EIO when a list does not hold what
+ * the offsets and @len name.  May sleep.
  */
 int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 			const struct softrma_sgl *src, u64 src_off, u64 len)
@@ -216,17 +246,14 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
 	struct page *dpage, *spage;
 	void *daddr, *saddr;
-	u64 dlen, slen, n;
-	int err = 0;
+	u64 dlen, slen, n, entered = 0;
+	int err;
 
 	if (!len)
 		return 0;
-	if (!softrma_sgl_enter(src))
-		return -EFAULT;
-	if (!softrma_sgl_enter(dst)) {
-		softrma_sgl_exit(src, src->num);
-		return -EACCES;
-	}
+	err = softrma_sgl_enter_copy(dst, src);
+	if (err)
+		return err;
 	if (!softrma_cursor_seek(&d, dst_off) ||
 	    !softrma_cursor_seek(&s, src_off))
 		err = -EIO;
@@ -234,6 +261,15 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		if (!softrma_cursor_valid(&d) || !softrma_cursor_valid(&s)) {
 			err = -EIO;
 			break;
+		}
+		if (entered >= SOFTRMA_SGL_ENTERED_BYTES) {
+			softrma_sgl_exit_copy(dst, src);
+			/* Messages go up to 2 GiB; callers run in process context. */
+			cond_resched();
+			err = softrma_sgl_enter_copy(dst, src);
+			if (err)
+				return err;
+			entered = 0;
 		}
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);
@@ -248,10 +284,8 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		softrma_cursor_advance(&d, n);
 		softrma_cursor_advance(&s, n);
 		len -= n;
-		/* Messages go up to 2 GiB; callers run in process context. */
-		cond_resched();
+		entered += n;
 	}
-	softrma_sgl_exit(dst, dst->num);
-	softrma_sgl_exit(src, src->num);
+	softrma_sgl_exit_copy(dst, src);
 	return err;
 }
