@@ -106,9 +106,10 @@ check-rdma-core: modules user tests
 	selftests/vm/run -k $(KVER) -m 4096 -t 1200 -- env RDMA_CORE_BUILDS=$(RDMA_CORE_BUILDS) \
 		sh selftests/run_tests.sh device/rdma_core.sh
 
-# make deb's packages installed, used and purged in a guest (device/deb.sh).
+# make deb's packages installed, used and purged in a guest (device/deb.sh);
+# DKMS compiles the module there for two or three kernels.
 check-deb: deb tests
-	selftests/vm/run -k $(KVER) -m 4096 -t 1500 -- env TEST_TIMEOUT=1200 \
+	selftests/vm/run -k $(KVER) -m 4096 -t 2700 -- env TEST_TIMEOUT=2400 \
 		sh selftests/run_tests.sh device/deb.sh
 
 fuzz:
@@ -143,8 +144,7 @@ dkms-uninstall:
 	! dkms status -m softrma -v $(VERSION) | grep -q . || dkms remove -m softrma -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-deb: user
-	@mkdir -p build/deb
+deb:
 	sh scripts/deb.sh build/deb
 
 clean:

@@ -86,6 +86,15 @@ else
 	cat build/deb-modes.log
 	result fail "packages: modes independent of the builder's umask"
 fi
+# The packages deb_modes.sh built last (debian/, dpkg-buildpackage): no
+# lintian error or warning (overrides, with reasons, in debian/*.lintian-overrides).
+if ls build/deb-modes/softrma_*.changes > /dev/null 2>&1 &&
+		lintian --fail-on error,warning build/deb-modes/softrma_*.changes > build/lintian.log 2>&1; then
+	result ok "packages: lintian reports no error and no warning"
+else
+	cat build/lintian.log 2>/dev/null
+	result fail "packages: lintian reports no error and no warning"
+fi
 if make -s --no-print-directory -C selftests/proto fuzz FUZZ_SECONDS="$FUZZ_SECONDS" \
 		> build/proto-fuzz.log 2>&1; then
 	result ok "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources: $(grep -o 'Done [0-9]* runs' build/proto-fuzz.log | tr '\n' ' ')"

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # The modes of what "make deb" packages and "make dkms-install" installs do
-# not depend on the builder's umask: built under umask 002 or 000, no file or
-# directory in either package is writable by group or others (DKMS compiles
-# /usr/src/softrma-* and loads the result as root), and the DKMS source tree
-# holds the module's sources only.  On the host, after "make user"; no guest.
+# not depend on the builder's umask: built under umask 002 or 000 (by
+# scripts/deb.sh, dpkg-buildpackage on debian/), no file or directory in any
+# package is writable by group or others (DKMS compiles /usr/src/softrma-*
+# and loads the result as root), and the DKMS source tree holds the module's
+# sources only.  On the host; no guest.  The packages of the last build
+# (umask 000) stay in OUTDIR, with their .changes (check.sh runs lintian).
 #
 # usage: selftests/deb_modes.sh [OUTDIR]   (relative to the top of the tree;
 #                                           default build/deb-modes)

@@ -1,8 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The Debian packages of "make deb" (build/deb), installed with dpkg on the
-# guest's root (a tmpfs overlay, so the host is left alone): softrma-dkms
-# has DKMS build softrma.ko for the running kernel, "rdma link add"
+# The Debian packages of "make deb" (build/deb, debian/ built by
+# dpkg-buildpackage), installed with dpkg on the guest's root (a tmpfs
+# overlay, so the host is left alone): softrma-dkms's postinst (dh_dkms)
+# has DKMS build softrma.ko for the running kernel; the headers of a second
+# kernel, removed before and installed after the package, have DKMS's
+# kernel hook (/etc/kernel/header_postinst.d/dkms, which the headers
+# package's postinst runs) build it for that kernel too; "rdma link add"
 # autoloads it, libsoftrma's provider serves ibv_devinfo and
 # ibv_rc_pingpong with no RDMAV_DRIVERS, "man softrma" works; then both
 # are purged, and nothing of them is left.  Not in run_tests.sh's list:
@@ -16,8 +20,28 @@ ls "$debs"/softrma-dkms_*_all.deb "$debs"/libsoftrma_*.deb >/dev/null 2>&1 ||
 command -v dkms >/dev/null || skip "no dkms (make deps installs it)"
 kver=$(uname -r)
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libibverbs
+
+# The second kernel: another installed Debian kernel whose headers package
+# is installed, the newest first (besides the running kernel, DKMS's
+# postinst builds for the newest, which would cost a build more in TCG),
+# preferably with its .deb still in apt's cache to install it again;
+# without one, its build tree is hidden and the hook run as that package's
+# postinst runs it.
+second='' second_deb=''
+for k in $(ls -d /lib/modules/*/build 2>/dev/null | cut -d/ -f4 | sort -rV); do
+	[ "$k" = "$kver" ] && continue
+	[ "$(dpkg-query -W -f '${Status}' "linux-headers-$k" 2>/dev/null)" = "install ok installed" ] ||
+		continue
+	v=$(dpkg-query -W -f '${Version}' "linux-headers-$k")
+	d=$(ls "/var/cache/apt/archives/linux-headers-${k}_$(echo "$v" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -n 1)
+	if [ -n "$d" ]; then second=$k second_deb=$d; break; fi
+	[ -n "$second" ] || second=$k
+done
+
+# (DKMS builds for the newest installed kernel too, hence every updates/.)
 places="$libdir /etc/libibverbs.d /usr/include/infiniband /usr/share/man/man3
-	/usr/share/man/man7 /usr/src /lib/modules/$kver/updates /var/lib/dkms"
+	/usr/share/man/man7 /usr/src /lib/modules/*/updates /var/lib/dkms"
+[ -n "$second" ] && places="$places /lib/modules/$second/build"
 # listing: the files of $places, but DKMS's own signing key, which it makes
 # on its first build and keeps for every module.
 listing() {
@@ -26,16 +50,59 @@ listing() {
 }
 listing > /tmp/before.txt
 
+# The second kernel's headers go before the package comes.
+if [ -n "$second_deb" ]; then
+	dpkg -r --force-depends "linux-headers-$second" > /tmp/dpkg.log 2>&1 ||
+		fail "dpkg -r linux-headers-$second: $(tail -n 20 /tmp/dpkg.log)"
+elif [ -n "$second" ]; then
+	mv "/lib/modules/$second/build" "/lib/modules/$second/build.hidden" ||
+		fail "hiding the build tree of $second"
+fi
+[ -z "$second" ] || [ ! -e "/lib/modules/$second/build" ] ||
+	fail "the headers of $second are still there"
+
 start=$(date +%s)
 dpkg -i "$debs"/softrma-dkms_*_all.deb "$debs"/libsoftrma_*.deb > /tmp/dpkg.log 2>&1 ||
 	fail "dpkg -i: $(tail -n 20 /tmp/dpkg.log)"
-info "dpkg -i (DKMS build for $kver included): $(($(date +%s) - start)) s"
+info "dpkg -i (DKMS builds included): $(($(date +%s) - start)) s; $(grep '^Building for' /tmp/dpkg.log)"
 case $(modinfo -n softrma 2>/dev/null) in
 /lib/modules/"$kver"/updates/dkms/softrma.ko*) ;;
 *) fail "module not installed by DKMS: $(modinfo -n softrma 2>&1); $(tail -n 5 /tmp/dpkg.log)" ;;
 esac
-dkms status -m softrma | grep -q "$kver.*: installed" || fail "dkms status: $(dkms status)"
-info "$(dkms status -m softrma)"
+dkms status -m softrma -k "$kver" | grep -q ": installed" || fail "dkms status: $(dkms status)"
+
+# DKMS's kernel hook: the second kernel's headers installed after the
+# package, by dpkg -i of their package (whose postinst runs
+# /etc/kernel/header_postinst.d), or the hook run as that postinst runs it.
+if [ -z "$second" ]; then
+	info "no second kernel with installed headers: the kernel hook is not tested"
+else
+	! dkms status -m softrma -k "$second" | grep -qE ': (built|installed)' ||
+		fail "built for $second before its headers: $(dkms status -m softrma)"
+	start=$(date +%s)
+	if [ -n "$second_deb" ]; then
+		how="dpkg -i ${second_deb##*/}"
+		dpkg -i "$second_deb" > /tmp/dpkg-headers.log 2>&1 ||
+			fail "$how: $(tail -n 20 /tmp/dpkg-headers.log)"
+	else
+		how="run-parts /etc/kernel/header_postinst.d (no linux-headers-$second .deb in apt's cache)"
+		mv "/lib/modules/$second/build.hidden" "/lib/modules/$second/build" ||
+			fail "restoring the build tree of $second"
+		run-parts --report --exit-on-error --arg="$second" /etc/kernel/header_postinst.d \
+			> /tmp/dpkg-headers.log 2>&1 || fail "$how: $(tail -n 20 /tmp/dpkg-headers.log)"
+	fi
+	info "$how (DKMS build for $second included): $(($(date +%s) - start)) s"
+	dkms status -m softrma -k "$second" | grep -q ": installed" ||
+		fail "not installed for $second by the kernel hook: $(dkms status); $(tail -n 20 /tmp/dpkg-headers.log)"
+	ko=$(modinfo -k "$second" -n softrma 2>/dev/null)
+	case $ko in
+	/lib/modules/"$second"/updates/dkms/softrma.ko*) ;;
+	*) fail "modinfo -k $second softrma: $ko" ;;
+	esac
+	magic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+	expect_eq "vermagic of $second's softrma.ko" "$magic" "$second"
+fi
+info "$(dkms status -m softrma | tr '\n' ';')"
 
 modprobe ib_uverbs || fail "modprobe ib_uverbs"
 add_dummy d0 10.9.0.1/24
