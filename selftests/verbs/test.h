@@ -135,6 +135,15 @@ static inline struct ibv_qp *test_create_ud_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+/* How many times slower this kernel runs the tests (selftests/slowdown.sh). */
+static inline int test_slowdown(void)
+{
+	const char *s = getenv("SOFTRMA_SLOWDOWN");
+	int factor = s ? atoi(s) : 1;
+
+	return factor > 0 ? factor : 1;
+}
+
 /*
  * Moves @qp to RTS, connected from GID @gid_index to QP @dest behind
  * @dgid, with the ACK timeout @timeout (0: wait forever).  UC takes only
@@ -168,12 +177,27 @@ static inline void test_connect_timeout(struct ibv_qp *qp, int gid_index,
 					 IBV_QP_MAX_QP_RD_ATOMIC)), 0);
 }
 
-/* As test_connect_timeout(), with the timeout 14 (67 ms). */
+/*
+ * The ACK timeout 14 (67 ms), made as much longer as this kernel is slower
+ * (SOFTRMA_SLOWDOWN, as lib.sh's ack_timeout): seven in a row end a
+ * connection, and the debug kernel answers six times slower.
+ */
+static inline int test_ack_timeout(void)
+{
+	int timeout = 14;
+
+	for (int f = 1; f < test_slowdown(); f *= 2)
+		timeout++;
+	return timeout;
+}
+
+/* As test_connect_timeout(), with test_ack_timeout(). */
 static inline void test_connect_to(struct ibv_qp *qp, int gid_index,
 				   const union ibv_gid *dgid, uint32_t dest,
 				   int rnr_retry)
 {
-	test_connect_timeout(qp, gid_index, dgid, dest, rnr_retry, 14);
+	test_connect_timeout(qp, gid_index, dgid, dest, rnr_retry,
+			     test_ack_timeout());
 }
 
 /* Moves @qp to RTS, connected to QP @dest of the same port. */
@@ -192,10 +216,7 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
  */
 static inline int test_bound(int seconds)
 {
-	const char *s = getenv("SOFTRMA_SLOWDOWN");
-	int factor = s ? atoi(s) : 1;
-
-	return seconds * (factor > 0 ? factor : 1);
+	return seconds * test_slowdown();
 }
 
 /* Waits up to @seconds (test_bound) for one completion. */
