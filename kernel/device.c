@@ -36,6 +36,14 @@ enum ib_port_state softrma_port_state(struct net_device *ndev)
 	return IB_PORT_DOWN;
 }
 
+/* The port's active MTU, as softrma_query_port() reports it; takes no lock. */
+enum ib_mtu softrma_port_active_mtu(struct softrma_dev *sdev)
+{
+	if (softrma_port_state(sdev->netdev) != IB_PORT_ACTIVE)
+		return IB_MTU_256;
+	return softrma_netdev_ib_mtu(sdev->netdev);
+}
+
 /* Reports a change of port state to the core; called under RTNL. */
 void softrma_port_event(struct softrma_dev *sdev)
 {
@@ -107,13 +115,10 @@ static int softrma_query_port(struct ib_device *ibdev, u32 port,
 	struct net_device *ndev = to_sdev(ibdev)->netdev;
 
 	attr->state = softrma_port_state(ndev);
-	if (attr->state == IB_PORT_ACTIVE) {
-		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-		attr->active_mtu = softrma_netdev_ib_mtu(ndev);
-	} else {
-		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
-		attr->active_mtu = IB_MTU_256;
-	}
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+			   IB_PORT_PHYS_STATE_LINK_UP :
+			   IB_PORT_PHYS_STATE_DISABLED;
+	attr->active_mtu = softrma_port_active_mtu(to_sdev(ibdev));
 	attr->max_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = SOFTRMA_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;

@@ -273,9 +273,6 @@ err_free:
 static int softrma_check_path(struct softrma_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
-	struct ib_port_attr port;
-	int err;
-
 	if ((mask & IB_QP_PORT) && attr->port_num != SOFTRMA_PORT)
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
@@ -283,13 +280,14 @@ static int softrma_check_path(struct softrma_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_AV) &&
 	    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
 		return -EINVAL;
-	if (mask & IB_QP_PATH_MTU) {
-		err = ib_query_port(qp->ibqp.device, SOFTRMA_PORT, &port);
-		if (err)
-			return err;
-		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > port.active_mtu)
-			return -EINVAL;
-	}
+	/*
+	 * Not ib_query_port(): it takes RTNL for the link speed, and the QP's
+	 * locks are held here (RTNL -> rdma_cm's qp_mutex -> sq_lock).
+	 */
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > softrma_port_active_mtu(to_sdev(qp->ibqp.device))))
+		return -EINVAL;
 	return 0;
 }
 

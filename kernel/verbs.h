@@ -404,6 +404,7 @@ void softrma_drop(struct softrma_dev *sdev, enum softrma_counter reason);
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);
 enum ib_port_state softrma_port_state(struct net_device *ndev);
 u32 softrma_port_mtu(struct softrma_dev *sdev);
+enum ib_mtu softrma_port_active_mtu(struct softrma_dev *sdev);
 void softrma_port_event(struct softrma_dev *sdev);
 
 /* pd.c */
