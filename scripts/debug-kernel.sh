@@ -53,11 +53,13 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 		--enable BLOCK --module BLK_DEV_NVME --module NVME_RDMA \
 		--module NVME_TARGET --module NVME_TARGET_RDMA \
 		--enable NETWORK_FILESYSTEMS --module SUNRPC --module SUNRPC_XPRT_RDMA \
-		--module NFS_FS --enable NFS_V3 --module NFS_V4 --module NFSD \
+		--module NFS_FS --enable NFS_V3 --module NFS_V4 --enable NFS_V4_1 \
+		--enable NFS_V4_2 --module NFSD \
 		--enable NFSD_V4 --enable FILE_LOCKING \
 		--module SCSI --module BLK_DEV_SD --module SCSI_ISCSI_ATTRS \
 		--module ISCSI_TCP --module INFINIBAND_ISER \
-		--module TARGET_CORE --module TCM_FILEIO --module ISCSI_TARGET \
+		--module TARGET_CORE --module TCM_FILEIO --module TCM_IBLOCK \
+		--module ISCSI_TARGET \
 		--module INFINIBAND_ISERT \
 		--module SCSI_SRP_ATTRS --module INFINIBAND_SRP --module INFINIBAND_SRPT \
 		--enable CONFIGFS_FS \
@@ -76,7 +78,8 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 	for opt in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK UBSAN \
 			DEBUG_OBJECTS INFINIBAND_USER_ACCESS RDMA_RXE 9P_FS OVERLAY_FS \
 			NVME_RDMA NVME_TARGET_RDMA SUNRPC_XPRT_RDMA NFSD NFS_V4 \
-			INFINIBAND_ISER INFINIBAND_ISERT TCM_FILEIO \
+			NFS_V4_1 NFS_V4_2 INFINIBAND_ISER INFINIBAND_ISERT \
+			TCM_FILEIO TCM_IBLOCK \
 			INFINIBAND_SRP INFINIBAND_SRPT; do
 		grep -Eq "^CONFIG_$opt=(y|m)" "$obj/.config" ||
 			{ echo "debug-kernel: CONFIG_$opt did not stick" >&2; exit 1; }
