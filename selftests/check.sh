@@ -103,6 +103,18 @@ else
 	result fail "proto: libFuzzer, ${FUZZ_SECONDS} s each over the packet parser and the responder resources"
 fi
 
+# fail_reason CONSOLE NOT_OK_LINE: the FAIL lines the failed test printed,
+# so that a failure's cause is in its result line (CI shows those lines).
+fail_reason() {
+	test=${2#not ok * selftests: softrma: }
+	test=${test% \#*}
+	awk -v t="# selftests: softrma: $test" '
+		$0 == t { on = 1; why = ""; next }
+		on && /^not ok / { exit }
+		on && /FAIL/ { sub(/^# */, ""); why = why (why ? "; " : "") substr($0, 1, 160) }
+		END { print why }' "$1"
+}
+
 # run_guest KVER LOGDIR: the selftests in a guest; console in LOGDIR.
 run_guest() {
 	limit=$((VM_TIMEOUT * $(slowdown "$1")))
@@ -147,8 +159,10 @@ for k in $KVERS; do
 	while read -r line; do
 		name=${line#* * }
 		name="$k: ${name#* }"
+		why=
+		case $line in "not ok "*) why=$(fail_reason "$log/console.log" "$line") ;; esac
 		case $line in
-		"not ok "*) result fail "$name" ;;
+		"not ok "*) result fail "$name${why:+: $why}" ;;
 		"ok "*"# SKIP"*) result skip "$name" ;;
 		"ok "*) result ok "$name" ;;
 		esac

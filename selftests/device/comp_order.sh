@@ -24,7 +24,8 @@ run() {
 		"$n" "$wait" "$wait" ${5:-} > /tmp/comp_order.log 2>&1
 	status=$?
 	sed "s/^# /# $name: /" /tmp/comp_order.log
-	[ "$status" = 0 ] || nfail=$((nfail + 1))
+	[ "$status" = 0 ] ||
+		failed="$failed${failed:+; }$name, $wait: $(grep -v '^# ping ' /tmp/comp_order.log | tail -n 1)"
 }
 
 add_softrma0
@@ -34,7 +35,7 @@ sh -c 'while :; do :; done' &
 busy=$!
 trap 'kill $busy' EXIT
 
-nfail=0
+failed=
 echo 0 > /sys/module/softrma/parameters/force_wire
 run local event "$ITERS" softrma0 10.9.0.1 softrma0 10.9.0.1
 run local poll $((ITERS / 5)) softrma0 10.9.0.1 softrma0 10.9.0.1
@@ -46,7 +47,7 @@ echo 0 > /sys/module/softrma/parameters/force_wire
 run "wire, veth" event "$ITERS" softa 10.17.0.1 softb 10.17.0.2
 run "wire, veth" poll $((ITERS / 5)) softa 10.17.0.1 softb 10.17.0.2
 run "wire, veth, READ" poll $((ITERS / 10)) softa 10.17.0.1 softb 10.17.0.2 262144
-[ "$nfail" = 0 ] || fail "$nfail of 8 runs failed"
+[ -z "$failed" ] || fail "$failed"
 
 ip netns del nsa
 wait_gone softa

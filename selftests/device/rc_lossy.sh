@@ -5,7 +5,7 @@
 # wire_bulk moves LOSSY_MIB MiB (default 128; a TCG guest moves about
 # 8 MiB/s over this link) each of RDMA WRITE, READ and
 # SEND with every byte checked, then checks that a dead peer ends in
-# RETRY_EXC_ERR no sooner than timeout and retry count imply.  The port
+# RETRY_EXC_ERR after as many ACK timeouts as its retry count implies.  The port
 # counters must show the recovery at work.
 . "$(dirname "$0")/../lib.sh"
 

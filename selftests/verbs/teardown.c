@@ -7,10 +7,13 @@
  * returns at all.
  *
  *   rnr_imm SECONDS  a 64-byte WRITE_WITH_IMM into a QP without a receive
- *                    (rnr_retry 7, timeout 14: 67 ms); the receive is posted
- *                    SECONDS later, and the WRITE must then complete with
- *                    success, its data and immediate in place: an RNR wait
- *                    is no ACK timeout.  Then the target MR deregisters.
+ *                    (rnr_retry 7, timeout 18: 1.07 s, so that only an ACK
+ *                    timer left running through the RNR waits expires, not
+ *                    one whose NAK a loaded TCG guest answered late); the
+ *                    receive is posted SECONDS later, and the WRITE must
+ *                    then complete with success, its data and immediate in
+ *                    place: an RNR wait is no ACK timeout.  Then the target
+ *                    MR deregisters.
  *   stalled          RC QPs whose MR is registered after them, as rdma_cm
  *                    servers do, print "qpn N" (two of them), "rkey K",
  *                    "addr A" and "ready", then wait for a line on stdin:
@@ -44,10 +47,15 @@ static void test_rnr_imm(int seconds)
 				  .send_flags = IBV_SEND_SIGNALED,
 				  .imm_data = htonl(0x5eed) }, *bad;
 	struct ibv_recv_wr rwr = { .wr_id = 6, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	union ibv_gid gid;
 	struct ibv_wc wc;
 	struct pair p;
 
-	pair_init(&p, ALL_ACCESS, 7);
+	side_init(&p.a, NULL, ALL_ACCESS, NULL);
+	side_init(&p.b, NULL, ALL_ACCESS, NULL);
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
+	test_connect_timeout(p.a.qp, gid_index, &gid, p.b.qp->qp_num, 7, 18);
+	connect_qp(p.b.qp, p.a.qp->qp_num, 7);
 	fill(p.a.buf, 64, 11);
 	sge = (struct ibv_sge) { (uintptr_t)p.a.buf, 64, p.a.mr->lkey };
 	wr.wr.rdma.remote_addr = (uintptr_t)p.b.buf + 128;

@@ -210,6 +210,24 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 	test_connect_to(qp, gid_index, &gid, dest, rnr_retry);
 }
 
+/* Port 1's counter @name (rdma statistic, in sysfs's hw_counters). */
+static inline unsigned long long test_port_counter(struct ibv_context *ctx,
+						   const char *name)
+{
+	unsigned long long value;
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(ctx->device), name);
+	f = fopen(path, "r");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	CHECK(fscanf(f, "%llu", &value) == 1, "%s: no number", path);
+	fclose(f);
+	return value;
+}
+
 /*
  * A limit of @seconds on Debian's kernels, on this kernel: the suite sets
  * SOFTRMA_SLOWDOWN (selftests/slowdown.sh) where everything runs slower.
