@@ -331,6 +331,7 @@ static void softrma_qp_reset_queues(struct softrma_qp *qp)
 		WRITE_ONCE(queues[i]->hdr->producer, 0);
 	}
 	qp->rnr_wait = false;
+	qp->resp.last_wqe_reached = false;
 	softrma_resp_abandon(qp, false);
 }
 
@@ -408,6 +409,19 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
 		a->qkey = attr->qkey;
 }
 
+/* Raises the affiliated asynchronous event @type of @qp. */
+void softrma_qp_event(struct softrma_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
+
 /*
  * In SQD, once no WQE is in flight (none taken on the wire and not
  * completed, no head waiting out an RNR NAK), the SQ Drained event, if the
@@ -415,19 +429,12 @@ static void softrma_qp_copy_attr(struct softrma_qp *qp,
  */
 void softrma_qp_check_drained(struct softrma_qp *qp)
 {
-	struct ib_event event = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_SQ_DRAINED,
-	};
-
 	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->sqd_notify || softrma_qp_state(qp) != IB_QPS_SQD ||
 	    qp->rnr_wait || softrma_wire_sq_busy(qp))
 		return;
 	qp->sqd_notify = false;
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+	softrma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
 int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -775,12 +775,16 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
  * @qp: the responder
  *
  * Every posted receive completes with WR_FLUSH_ERR, the held one first.
- * An SRQ's receives belong to the SRQ, and stay for its other QPs.
+ * An SRQ's receives belong to the SRQ, and stay for its other QPs: once
+ * the held one is flushed the QP takes no more of them, and says so with
+ * Last WQE Reached, which consumers wait for before they reset or destroy
+ * it (IBA 10.3.1; ib_drain_qp() on 6.12).
  *
  * Context: Process context; takes @qp's rq_lock.
  */
 void softrma_resp_flush_err(struct softrma_qp *qp)
 {
+	bool last_wqe = false;
 	u32 done = 0;
 
 	mutex_lock(&qp->rq_lock);
@@ -788,6 +792,8 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 		if (qp->wire)
 			softrma_wire_resp_reset(qp);
 		softrma_resp_abandon(qp, true);
+		last_wqe = qp->ibqp.srq && !qp->resp.last_wqe_reached;
+		qp->resp.last_wqe_reached = true;
 	}
 	while (!qp->ibqp.srq && softrma_qp_state(qp) == IB_QPS_ERR &&
 	       !softrma_resp_fetch_rqe(qp)) {
@@ -802,4 +808,6 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 		cond_resched();
 	}
 	mutex_unlock(&qp->rq_lock);
+	if (last_wqe)
+		softrma_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }

@@ -276,6 +276,7 @@ struct softrma_resp_state {
 	bool rqe_held;			/* qp->rqe is out of its ring, ours */
 	struct softrma_sgl rqe_sgl;	/* the held receive's memory */
 	bool rqe_cut;			/* rqe_sgl ends at an SGE that failed */
+	bool last_wqe_reached;		/* raised since the QP entered error */
 	struct softrma_seg rqe_segs[SOFTRMA_MAX_SGE];
 };
 
@@ -479,6 +480,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp);
 void softrma_qp_schedule(struct softrma_qp *qp);
 void softrma_qp_set_error(struct softrma_qp *qp);
+void softrma_qp_event(struct softrma_qp *qp, enum ib_event_type type);
 void softrma_qp_check_drained(struct softrma_qp *qp);
 bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from);
 void softrma_qp_put(struct softrma_qp *qp);
