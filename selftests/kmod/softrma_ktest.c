@@ -1314,6 +1314,58 @@ static int cq_resize_keeps_completions(struct kt *t)
 	return 0;
 }
 
+/*
+ * A QP moved to RESET takes its completions out of its CQs: a SEND from
+ * QP 0 to a receive of QP 1 completes on both sides, unpolled; both QPs go
+ * through RESET to RTS, after which their CQs are empty and the next SEND
+ * is the next completion of each.
+ */
+static int reset_drops_completions(struct kt *t)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	struct ib_sge sge = {
+		.addr = t->src.dma,
+		.length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct kt_cq *cqs[] = { &t->p.scq[0], &t->p.rcq[1] };
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	u64 recv_id;
+	int i, ret;
+
+	wr.wr_id = ++t->wr_id;
+	ret = kt_post_recv(t, &t->p, 1, &recv_id) ?:
+	      ib_post_send(t->p.qp[0], &wr, &bad);
+	if (ret)
+		return kt_fail(t, "post: %d", ret);
+	/* Both complete, unpolled (ib_req_notify_cq() would arm a direct CQ). */
+	msleep(200 * max(slowdown, 1U));
+	for (i = 0; i < 2; i++)
+		if (ib_modify_qp(t->p.qp[i], &attr, IB_QP_STATE))
+			return kt_fail(t, "QP to RESET failed");
+	t->p.rcq[1].pending--;
+	ret = kt_qp_rts(t, t->p.qp[0], t->p.qp[1]->qp_num) ?:
+	      kt_qp_rts(t, t->p.qp[1], t->p.qp[0]->qp_num);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(cqs); i++)
+		if (ib_poll_cq(cqs[i]->cq, 1, &wc))
+			return kt_fail(t, "completion of work request %llu after RESET",
+				       wc.wr_id);
+	wr.wr_id = ++t->wr_id;
+	return kt_post_recv(t, &t->p, 1, &recv_id) ?:
+	       kt_exec(t, &t->p, 0, &wr, &wc, "SEND") ?:
+	       kt_status(t, "SEND", &wc, IB_WC_SUCCESS, IB_WC_SEND) ?:
+	       kt_wait(t, &t->p.rcq[1], recv_id, &wc, "RECV") ?:
+	       kt_status(t, "RECV", &wc, IB_WC_SUCCESS, IB_WC_RECV);
+}
+
 struct kt_case {
 	const char *name;
 	int (*run)(struct kt *t);
@@ -1343,6 +1395,7 @@ static const struct kt_case kt_cases[] = {
 	KT_CASE(map_mr_sg_over_max_num_sg, true),
 	KT_CASE(dma_mr_send_recv, false),
 	KT_CASE(cq_resize_keeps_completions, false),
+	KT_CASE(reset_drops_completions, false),
 };
 
 static void kt_teardown(struct kt *t)
