@@ -233,6 +233,21 @@ static void softrma_sgl_exit_copy(const struct softrma_sgl *dst,
 #define SOFTRMA_SGL_ENTERED_BYTES	(1U << 20)
 
 /*
+ * The last piece of a copy: its final byte is stored once, after every
+ * other byte of the copy.  Programs poll the last byte of an RDMA WRITE's
+ * target (perftest's ib_write_lat, riostream, MPI eager buffers) and then
+ * write next to it or over it; memcpy() stores some bytes twice (x86's
+ * overlapping tail stores), so a byte it stored early could be stored
+ * again after the program saw it and wrote its own.
+ */
+static void softrma_copy_last(u8 *dst, const u8 *src, u64 n)
+{
+	memcpy(dst, src, n - 1);
+	smp_wmb();
+	WRITE_ONCE(dst[n - 1], src[n - 1]);
+}
+
+/*
  * The one place softrma moves payload: @len bytes from @src_off bytes into
  * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
  * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
@@ -276,7 +291,10 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		n = min3(dlen, slen, len);
 		if (spage)
 			softrma_cache_before_device_read(spage);
-		memcpy(daddr, saddr, n);
+		if (n == len)
+			softrma_copy_last(daddr, saddr, n);
+		else
+			memcpy(daddr, saddr, n);
 		if (dpage)
 			softrma_cache_after_device_write(dpage);
 		softrma_mr_unmap(saddr, spage);

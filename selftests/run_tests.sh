@@ -42,6 +42,7 @@ device/srp.sh
 device/ud_wire.sh
 device/rc_wire.sh
 device/comp_order.sh
+device/last_byte.sh
 device/rc_lossy.sh
 device/wire_hostile.sh
 device/rx_flood.sh
