@@ -1253,6 +1253,22 @@ static int dma_mr_send_recv(struct kt *t)
 	       kt_buf_guard(t, "RECV sink", &t->dst, 128, 128 + 3000);
 }
 
+/* @wr: a signaled SEND of 8 bytes from t->src, in @sge. */
+static void kt_small_send(struct kt *t, struct ib_send_wr *wr, struct ib_sge *sge)
+{
+	*sge = (struct ib_sge) {
+		.addr = t->src.dma,
+		.length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	*wr = (struct ib_send_wr) {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = sge,
+		.num_sge = 1,
+	};
+}
+
 /*
  * ib_resize_cq() of the send CQ of QP 0 and the receive CQ of QP 1 while
  * KT_MAX_WR SENDs complete into them, to a larger size and then to just
@@ -1261,17 +1277,8 @@ static int dma_mr_send_recv(struct kt *t)
 static int cq_resize_keeps_completions(struct kt *t)
 {
 	static const int sizes[] = { 4 * KT_CQE, KT_MAX_WR };
-	struct ib_sge sge = {
-		.addr = t->src.dma,
-		.length = 8,
-		.lkey = t->pd->local_dma_lkey,
-	};
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
+	struct ib_send_wr wr;
+	struct ib_sge sge;
 	struct kt_cq *cqs[] = { &t->p.scq[0], &t->p.rcq[1] };
 	const struct ib_send_wr *bad;
 	u64 first_recv, first_send, recv_id;
@@ -1279,6 +1286,7 @@ static int cq_resize_keeps_completions(struct kt *t)
 	unsigned int i, j, n;
 	int ret;
 
+	kt_small_send(t, &wr, &sge);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		first_recv = t->wr_id + 1;
 		for (n = 0; n < KT_MAX_WR; n++) {
@@ -1323,22 +1331,15 @@ static int cq_resize_keeps_completions(struct kt *t)
 static int reset_drops_completions(struct kt *t)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
-	struct ib_sge sge = {
-		.addr = t->src.dma,
-		.length = 8,
-		.lkey = t->pd->local_dma_lkey,
-	};
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_SEND,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
+	struct ib_send_wr wr;
+	struct ib_sge sge;
 	struct kt_cq *cqs[] = { &t->p.scq[0], &t->p.rcq[1] };
 	const struct ib_send_wr *bad;
 	struct ib_wc wc;
 	u64 recv_id;
 	int i, ret;
 
+	kt_small_send(t, &wr, &sge);
 	wr.wr_id = ++t->wr_id;
 	ret = kt_post_recv(t, &t->p, 1, &recv_id) ?:
 	      ib_post_send(t->p.qp[0], &wr, &bad);
