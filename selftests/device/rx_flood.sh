@@ -5,7 +5,9 @@
 # 6.12) and send 8192 datagrams of 64 KB (over
 # 500 MB) to port 4791.  At most 32 MiB of them wait (truesize), the rest
 # are dropped on arrival: fewer than half are ever processed, and free
-# memory never drops by 128 MiB.  Afterwards every datagram is taken again,
+# memory never drops by 256 MiB (the loopback's own input queues hold up
+# to 1000 datagrams per CPU, 125 MiB beside softrma's 32: CI saw 135 MiB;
+# an unbounded backlog takes most of the 512 MiB sent).  Afterwards every datagram is taken again,
 # so the bound's accounting returned to zero.  What the bound dropped is
 # counted in ns_backlog_dropped (the rest of the 8192 that were not
 # processed, the loopback's own backlog dropped: 6.1).  If the worker kept
@@ -53,7 +55,7 @@ dropped=$(port_counter softrma0 ns_backlog_dropped)
 dropped_kb=$((before - $(cat /tmp/flood.least)))
 info "8192 datagrams of 64 KB: $taken processed, $dropped dropped from a full backlog; free memory dropped by $((dropped_kb / 1024)) MiB at most"
 [ $((taken + dropped)) -le 8192 ] || fail "$taken processed and $dropped dropped of 8192"
-[ "$dropped_kb" -lt $((128 << 10)) ] || fail "free memory dropped by $((dropped_kb / 1024)) MiB"
+[ "$dropped_kb" -lt $((256 << 10)) ] || fail "free memory dropped by $((dropped_kb / 1024)) MiB"
 
 python3 "$flood" 10.9.0.1 100 65000
 settled
