@@ -1273,20 +1273,15 @@ TEST_F(rc, srq_survives_qp_error)
 TEST_F(rc, srq_last_wqe_reached)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct srq_pairs *s = &self->s;
-	struct ibv_async_event ev;
+	struct ibv_qp *qp = NULL;
 
 	srq_pairs_init(s);
 	srq_send_five(s);
 	CHECK_EQ(ibv_modify_qp(s->b1.qp, &attr, IBV_QP_STATE), 0);
-	CHECK(poll(&pfd, 1, test_bound(5) * 1000) == 1,
-	      "no async event after the QP of an SRQ entered the error state");
-	CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
-	CHECK(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED,
-	      "async event %s, want Last WQE Reached", ibv_event_type_str(ev.event_type));
-	CHECK(ev.element.qp == s->b1.qp, "Last WQE Reached of another QP");
-	ibv_ack_async_event(&ev);
+	CHECK_EQ(test_async_event_of(ctx, test_bound(5) * 1000, &qp),
+		 IBV_EVENT_QP_LAST_WQE_REACHED);
+	CHECK(qp == s->b1.qp, "Last WQE Reached of another QP");
 	CHECK_EQ(test_async_event(ctx, 200), -1);	/* once */
 	srq_send(s, &s->a2, &s->b2, 105);	/* the SRQ serves b2 still */
 }

@@ -258,8 +258,12 @@ static inline struct ibv_wc test_poll_one(struct ibv_cq *cq, int seconds)
 	}
 }
 
-/* Waits up to @ms for an async event of @ctx: its type, or -1 when none came. */
-static inline int test_async_event(struct ibv_context *ctx, int ms)
+/*
+ * Waits up to @ms for an async event of @ctx: its type, or -1 when none
+ * came; a QP event's QP in @qp unless it is NULL.
+ */
+static inline int test_async_event_of(struct ibv_context *ctx, int ms,
+				      struct ibv_qp **qp)
 {
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
@@ -269,8 +273,15 @@ static inline int test_async_event(struct ibv_context *ctx, int ms)
 		return -1;
 	CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
 	type = ev.event_type;
+	if (qp)
+		*qp = ev.element.qp;
 	ibv_ack_async_event(&ev);
 	return type;
+}
+
+static inline int test_async_event(struct ibv_context *ctx, int ms)
+{
+	return test_async_event_of(ctx, ms, NULL);
 }
 
 /* The state @qp is in, as the kernel reports it. */
