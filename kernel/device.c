@@ -213,8 +213,43 @@ static ssize_t hca_type_show(struct device *device,
 }
 static DEVICE_ATTR_RO(hca_type);
 
+/* The non-coherent checking mode (view.c), chosen before the first MR. */
+static ssize_t noncoherent_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	struct softrma_dev *sdev = rdma_device_to_drv_device(device,
+							     struct softrma_dev,
+							     ib_dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->noncoherent));
+}
+
+static ssize_t noncoherent_store(struct device *device,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct softrma_dev *sdev = rdma_device_to_drv_device(device,
+							     struct softrma_dev,
+							     ib_dev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	down_write(&sdev->mode_sem);
+	if (atomic_read(&sdev->user_mrs))
+		err = -EBUSY;
+	else
+		WRITE_ONCE(sdev->noncoherent, on);
+	up_write(&sdev->mode_sem);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(noncoherent);
+
 static struct attribute *softrma_dev_attrs[] = {
 	&dev_attr_hca_type.attr,
+	&dev_attr_noncoherent.attr,
 	NULL
 };
 
@@ -296,6 +331,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&sdev->mcg_list);
 	mutex_init(&sdev->mcg_lock);
+	init_rwsem(&sdev->mode_sem);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(ndev);
@@ -310,6 +346,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
 	ib_set_device_ops(ibdev, &softrma_dev_ops);
+	ibdev->driver_def = softrma_uapi_defs;
 }
 
 /* Creates and registers a device on @ndev; the caller publishes it. */

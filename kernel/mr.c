@@ -21,8 +21,8 @@
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
-#include "cache.h"
 #include "trace.h"
+#include "view.h"
 
 /* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -79,6 +79,8 @@ int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
 
 static void softrma_mr_unpin(struct softrma_mr *mr)
 {
+	if (mr->view)
+		softrma_view_detach(mr);
 	kvfree(mr->pages);
 	mr->pages = NULL;
 	mr->npages = 0;
@@ -135,10 +137,11 @@ static int softrma_mr_check(u64 length, u64 iova, int access)
 }
 
 /*
- * An MR over [start, start + length) at @iova, pinned and checked: FLUSH to
- * persistence needs persistent memory.
+ * An MR over [start, start + length) at @iova, pinned and checked (FLUSH to
+ * persistence needs persistent memory), seen by a checking device through
+ * its own view.
  */
-static struct softrma_mr *softrma_mr_new(struct ib_device *ibdev, u64 start,
+static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 					 u64 length, u64 iova, int access)
 {
 	struct softrma_mr *mr;
@@ -147,10 +150,12 @@ static struct softrma_mr *softrma_mr_new(struct ib_device *ibdev, u64 start,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	err = softrma_mr_pin(mr, ibdev, start, length, access);
+	err = softrma_mr_pin(mr, &sdev->ib_dev, start, length, access);
 	if (!err && (access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) &&
 	    !softrma_mr_is_pmem(mr))
 		err = -EINVAL;
+	if (!err && sdev->noncoherent)
+		err = softrma_view_attach(sdev, mr);
 	if (err) {
 		softrma_mr_free(mr);
 		return ERR_PTR(err);
@@ -171,15 +176,21 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	      softrma_mr_check(length, iova, access);
 	if (err)
 		return ERR_PTR(err);
-	mr = softrma_mr_new(ibpd->device, start, length, iova, access);
-	if (IS_ERR(mr))
+	down_read(&sdev->mode_sem);
+	mr = softrma_mr_new(sdev, start, length, iova, access);
+	if (IS_ERR(mr)) {
+		up_read(&sdev->mode_sem);
 		return ERR_CAST(mr);
+	}
 	mr->access = access;
 	mr->valid = true;
 	softrma_users_init(&mr->users);
 	refcount_set(&mr->ref, 1);
 
 	err = softrma_mr_assign_key(sdev, mr, SOFTRMA_OBJ_MR);
+	if (!err)
+		atomic_inc(&sdev->user_mrs);
+	up_read(&sdev->mode_sem);
 	if (err) {
 		softrma_mr_free(mr);
 		return ERR_PTR(err);
@@ -235,7 +246,7 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if ((flags & IB_MR_REREG_TRANS) || softrma_mr_needs_pin(mr, access)) {
 		if (!(flags & IB_MR_REREG_TRANS))
 			start = mr->umem->address;
-		trans = softrma_mr_new(ibmr->device, start, length, iova, access);
+		trans = softrma_mr_new(sdev, start, length, iova, access);
 		if (IS_ERR(trans) && PTR_ERR(trans) != -ENOMEM)
 			return ERR_CAST(trans);
 	}
@@ -250,15 +261,18 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	xa_unlock(&sdev->mr_xa);
 	softrma_mr_wait_users(mr);
 
+	if (trans)
+		softrma_view_retire(mr);
 	if (IS_ERR(trans)) {
 		softrma_mr_unpin(mr);
-		trans = softrma_mr_new(ibmr->device, start, length, iova, access);
+		trans = softrma_mr_new(sdev, start, length, iova, access);
 		if (IS_ERR(trans))
 			return ERR_CAST(trans);
 	}
 	if (trans) {
 		swap(mr->umem, trans->umem);
 		swap(mr->pages, trans->pages);
+		swap(mr->view, trans->view);
 		swap(mr->npages, trans->npages);
 		swap(mr->page_offset, trans->page_offset);
 		mr->iova = iova;
@@ -543,6 +557,9 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	trace_softrma_mr_dereg(sdev, mr);
 	softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 	softrma_users_drain(&mr->users);
+	softrma_view_retire(mr);
+	if (ibmr->type == IB_MR_TYPE_USER)
+		atomic_dec(&sdev->user_mrs);
 	softrma_mr_unref(mr);
 	return 0;
 }
@@ -648,7 +665,7 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 
 	p = softrma_mr_map(mr, iova, &len, &page);
 	if (page)
-		softrma_cache_before_device_read(page);
+		softrma_mr_before_read(mr, iova, len, page);
 	spin_lock_bh(&softrma_atomic_lock);
 	orig = READ_ONCE(*p);
 	if (!cmp_swap)
@@ -657,7 +674,7 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		WRITE_ONCE(*p, swap);
 	spin_unlock_bh(&softrma_atomic_lock);
 	if (page)
-		softrma_cache_after_device_write(page);
+		softrma_mr_after_write(mr, iova, len, page);
 	softrma_mr_unmap(p, page);
 	return orig;
 }
@@ -677,7 +694,7 @@ void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
 	smp_store_release(p, value);
 	spin_unlock_bh(&softrma_atomic_lock);
 	if (page)
-		softrma_cache_after_device_write(page);
+		softrma_mr_after_write(mr, iova, len, page);
 	softrma_mr_unmap(p, page);
 }
 

@@ -8,6 +8,7 @@
 
 #include "proto/net_hdr.h"
 #include "msg.h"
+#include "view.h"
 
 /*
  * Receive WQEs come from the QP's own RQ, or from its SRQ, which the
@@ -538,7 +539,8 @@ static int softrma_flush_access(u8 type)
  * RDMA FLUSH of a range or of the whole MR, with the placement type the QP
  * and the MR must grant.  What was placed before is global already (the
  * device writes with the CPU, and the cache hooks ran at placement);
- * persistence writes the range back from the CPU caches.
+ * persistence writes the range back from the CPU caches.  A checking
+ * device reads the range as it would write it back: through its view.
  */
 static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 							const struct softrma_msg *msg)
@@ -561,6 +563,7 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 		va = mr->iova;
 		len = mr->length;
 	}
+	softrma_mr_before_read(mr, va, len, NULL);
 	if (msg->flush_type == SOFTRMA_FLUSH_PERSISTENT)
 		softrma_mr_writeback(mr, va, len);
 	else

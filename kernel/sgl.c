@@ -8,8 +8,7 @@
 
 #include <linux/highmem.h>
 
-#include "cache.h"
-#include "verbs.h"
+#include "view.h"
 
 void softrma_sgl_release(struct softrma_sgl *sgl)
 {
@@ -146,6 +145,26 @@ static void *softrma_cursor_map(const struct softrma_cursor *c, u64 *len,
 		return seg->kaddr + c->off;
 	}
 	return softrma_mr_map(seg->mr, seg->addr + c->off, len, page);
+}
+
+/* The device reads @n bytes at the cursor, mapped from @page. */
+static void softrma_cursor_reads(const struct softrma_cursor *c, u64 n,
+				 struct page *page)
+{
+	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
+
+	if (page)
+		softrma_mr_before_read(seg->mr, seg->addr + c->off, n, page);
+}
+
+/* The device wrote @n bytes at the cursor, mapped from @page. */
+static void softrma_cursor_wrote(const struct softrma_cursor *c, u64 n,
+				 struct page *page)
+{
+	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
+
+	if (page)
+		softrma_mr_after_write(seg->mr, seg->addr + c->off, n, page);
 }
 
 static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
@@ -289,14 +308,12 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);
 		n = min3(dlen, slen, len);
-		if (spage)
-			softrma_cache_before_device_read(spage);
+		softrma_cursor_reads(&s, n, spage);
 		if (n == len)
 			softrma_copy_last(daddr, saddr, n);
 		else
 			memcpy(daddr, saddr, n);
-		if (dpage)
-			softrma_cache_after_device_write(dpage);
+		softrma_cursor_wrote(&d, n, dpage);
 		softrma_mr_unmap(saddr, spage);
 		softrma_mr_unmap(daddr, dpage);
 		softrma_cursor_advance(&d, n);

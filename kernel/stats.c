@@ -25,6 +25,8 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_LOCAL_RCVD_MSGS].name = "local_rcvd_msgs",
 	[SOFTRMA_CNT_LOCAL_SENT_BYTES].name = "local_sent_bytes",
 	[SOFTRMA_CNT_LOCAL_RCVD_BYTES].name = "local_rcvd_bytes",
+	[SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE].name = "missing_sync_to_device",
+	[SOFTRMA_CNT_MISSING_SYNC_TO_CPU].name = "missing_sync_to_cpu",
 	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 

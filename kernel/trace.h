@@ -107,6 +107,40 @@ TRACE_EVENT(softrma_mr_dereg,
 	TP_printk("dev=%s key=0x%08x", __entry->dev, __entry->key)
 );
 
+TRACE_DEFINE_ENUM(SOFTRMA_SYNC_TO_DEVICE);
+TRACE_DEFINE_ENUM(SOFTRMA_SYNC_TO_CPU);
+
+/*
+ * A checking device's report (view.c): bytes [offset, offset + length) of
+ * the MR of @key that a non-coherent device would have got wrong for want
+ * of a sync towards the device or towards the CPU.
+ */
+TRACE_EVENT(softrma_missing_sync,
+	TP_PROTO(const struct softrma_dev *sdev, u32 key, u64 offset,
+		 u64 length, enum softrma_sync_dir missing),
+	TP_ARGS(sdev, key, offset, length, missing),
+	TP_STRUCT__entry(
+		__array(char, dev, IB_DEVICE_NAME_MAX)
+		__field(u32, key)
+		__field(u64, offset)
+		__field(u64, length)
+		__field(int, missing)
+	),
+	TP_fast_assign(
+		strscpy(__entry->dev, dev_name(&sdev->ib_dev.dev),
+			IB_DEVICE_NAME_MAX);
+		__entry->key = key;
+		__entry->offset = offset;
+		__entry->length = length;
+		__entry->missing = missing;
+	),
+	TP_printk("dev=%s key=0x%08x offset=%llu length=%llu missing=%s",
+		  __entry->dev, __entry->key, __entry->offset, __entry->length,
+		  __print_symbolic(__entry->missing,
+				   { SOFTRMA_SYNC_TO_DEVICE, "sync_to_device" },
+				   { SOFTRMA_SYNC_TO_CPU, "sync_to_cpu" }))
+);
+
 /* An RNR NAK, a sequence NAK or a fatal NAK of @qp's connection. */
 TRACE_EVENT(softrma_nak,
 	TP_PROTO(const struct softrma_qp *qp, u32 psn, u8 syndrome, bool sent),

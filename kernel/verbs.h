@@ -11,10 +11,12 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
 #include <linux/xarray.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "limits.h"
 #include "queue.h"
@@ -76,6 +78,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_LOCAL_RCVD_MSGS,
 	SOFTRMA_CNT_LOCAL_SENT_BYTES,	/* payload; a READ's is the responder's */
 	SOFTRMA_CNT_LOCAL_RCVD_BYTES,
+	SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE,	/* checking device: view.c */
+	SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
 	SOFTRMA_CNT_NUM
 };
 
@@ -105,6 +109,13 @@ struct softrma_dev {
 	struct mutex mcg_lock;
 	u32 num_mcg;
 	struct softrma_netsock *netsock;	/* the UDP socket of its netns */
+	/*
+	 * A non-coherent checking device (view.c); changes only while it has
+	 * no user MR, and their registrations hold mode_sem for reading.
+	 */
+	bool noncoherent;
+	struct rw_semaphore mode_sem;
+	atomic_t user_mrs;
 	atomic64_t counters[SOFTRMA_CNT_NUM];
 };
 
@@ -157,7 +168,8 @@ struct softrma_ah {
 struct softrma_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
-	struct page **pages;		/* the pinned pages, in order */
+	struct page **pages;		/* the pinned pages, in order, or view's */
+	struct softrma_view *view;	/* a checking device's own view */
 	unsigned long npages;
 	unsigned int page_offset;	/* of iova within pages[0] */
 	u64 iova;
@@ -451,6 +463,9 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		      u64 compare_add, u64 swap);
 void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
 void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
+
+/* sync.c */
+extern const struct uapi_definition softrma_uapi_defs[];
 
 /* mw.c */
 int softrma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

@@ -55,6 +55,7 @@ device/sqd_wire.sh
 device/wire_teardown.sh
 device/ring_racer.sh
 device/rma_ext.sh
+device/noncoherent.sh
 device/observe.sh
 device/mcast.sh
 device/netdevs.sh

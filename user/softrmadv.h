@@ -45,6 +45,28 @@ enum softrmadv_flush_level {
 /* True when @ctx is a softrma device's. */
 int softrmadv_is_softrma(struct ibv_context *ctx);
 
+/*
+ * uDAPL's cache sync of registered memory (dat_lmr_sync_rdma_read() and
+ * dat_lmr_sync_rdma_write()), for platforms whose device is not coherent
+ * with the CPU's caches, and for softrma's non-coherent checking device
+ * (/sys/class/infiniband/DEV/noncoherent), which makes a missing one
+ * visible on any machine: softrmadv_sync_mr(3).
+ */
+enum softrmadv_sync_dir {
+	/* After the CPU wrote, before the device reads (dat_lmr_sync_rdma_read) */
+	SOFTRMADV_SYNC_TO_DEVICE = 1,
+	/* After the device wrote, before the CPU reads (dat_lmr_sync_rdma_write) */
+	SOFTRMADV_SYNC_TO_CPU = 2,
+};
+
+/*
+ * Syncs [addr, addr + length) of @mr (addresses as in its SGEs): 0, or an
+ * errno value (also in errno): EINVAL for a range outside the MR or a bad
+ * @dir, ENOENT for an MR of another context, EOPNOTSUPP off softrma.
+ */
+int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
+		      enum softrmadv_sync_dir dir);
+
 void softrmadv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
 			uint64_t remote_addr, size_t len, uint8_t type,
 			uint8_t level);

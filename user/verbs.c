@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
 
 int softrma_query_device_ex(struct ibv_context *ctx,
 			    const struct ibv_query_device_ex_input *input,
@@ -116,6 +119,48 @@ int softrma_dereg_mr(struct verbs_mr *vmr)
 	if (ret)
 		return ret;
 	free(vmr);
+	return 0;
+}
+
+_Static_assert((int)SOFTRMADV_SYNC_TO_DEVICE == (int)SOFTRMA_SYNC_TO_DEVICE &&
+	       (int)SOFTRMADV_SYNC_TO_CPU == (int)SOFTRMA_SYNC_TO_CPU,
+	       "sync directions");
+
+/* The kernel's driver method of the MR object (kernel/sync.c). */
+int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
+		      enum softrmadv_sync_dir dir)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[4];
+	} cmd = {
+		.hdr = {
+			.length = sizeof(cmd),
+			.object_id = UVERBS_OBJECT_MR,
+			.method_id = SOFTRMA_IB_METHOD_MR_SYNC,
+			.num_attrs = 4,
+			.driver_id = RDMA_DRIVER_UNKNOWN,
+		},
+		.attrs = {
+			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_HANDLE,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .data = mr->handle },
+			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_ADDR,
+			  .len = sizeof(uint64_t),
+			  .flags = UVERBS_ATTR_F_MANDATORY, .data = addr },
+			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_LENGTH,
+			  .len = sizeof(uint64_t),
+			  .flags = UVERBS_ATTR_F_MANDATORY, .data = length },
+			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_DIR,
+			  .len = sizeof(uint64_t),
+			  .flags = UVERBS_ATTR_F_MANDATORY, .data = dir },
+		},
+	};
+
+	if (!softrmadv_is_softrma(mr->context))
+		return errno = EOPNOTSUPP;
+	if (ioctl(mr->context->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
+		return errno;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #define SOFTRMA_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /* uverbs_abi_ver of the device; the provider matches exactly this value. */
 #define SOFTRMA_ABI_VERSION 2
@@ -231,6 +232,29 @@ struct softrma_modify_srq_resp {
 struct softrma_create_ah_resp {
 	__u32 ah_num;			/* names the AH in UD send entries */
 	__u32 reserved;
+};
+
+/*
+ * The driver method of UVERBS_OBJECT_MR that syncs a range of an MR
+ * between the CPU's view of its memory and the device's, as uDAPL's
+ * dat_lmr_sync_rdma_read() and dat_lmr_sync_rdma_write() do: softrmadv.h's
+ * softrmadv_sync_mr().  ADDR and LENGTH are __u64 and name the range as
+ * SGEs do (the MR's iova); DIR is an enum softrma_sync_dir.
+ */
+enum softrma_mr_methods {
+	SOFTRMA_IB_METHOD_MR_SYNC = 1U << UVERBS_ID_NS_SHIFT,
+};
+
+enum softrma_mr_sync_attrs {
+	SOFTRMA_IB_ATTR_MR_SYNC_HANDLE = 1U << UVERBS_ID_NS_SHIFT,
+	SOFTRMA_IB_ATTR_MR_SYNC_ADDR,
+	SOFTRMA_IB_ATTR_MR_SYNC_LENGTH,
+	SOFTRMA_IB_ATTR_MR_SYNC_DIR,
+};
+
+enum softrma_sync_dir {
+	SOFTRMA_SYNC_TO_DEVICE = 1,	/* before the device reads it */
+	SOFTRMA_SYNC_TO_CPU = 2,	/* after the device wrote it */
 };
 
 #endif /* SOFTRMA_ABI_USER_H */
