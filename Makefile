@@ -118,9 +118,14 @@ fuzz:
 run: modules user
 	selftests/vm/run -k $(KVER) -- scripts/demo.sh $(KVER)
 
-bench: modules user
+bench: modules user build/sync_cost
 	@mkdir -p build
 	selftests/vm/run -k $(KVER) -t 1800 -- sh bench/guest.sh | tee build/bench-$(KVER).txt
+
+build/sync_cost: bench/sync_cost.c user/softrmadv.h user/libsoftrma-rdmav34.so
+	@mkdir -p build
+	$(CC) -O2 -Wall -Wextra -Werror -Iuser -o $@ $< -Luser -l:libsoftrma-rdmav34.so \
+		-Wl,-rpath,$(CURDIR)/user -libverbs
 
 # What Kbuild's modules_install does for an unsigned, uncompressed module,
 # without the minutes it takes to re-enter Kbuild under TCG.

@@ -81,6 +81,33 @@ table softw 10.9.2.1
 ip netns exec nsw rdma link delete softw
 echo 0 > /sys/module/softrma/parameters/force_wire
 
+# The non-coherent checking device (Documentation/noncoherent.md) beside
+# softrma0 in normal mode: perftest never syncs, so the checking device
+# moves the data as it stood at registration, at the cost of the checks.
+# Not ib_write_lat: it polls its buffer for the peer's WRITE, which on a
+# checking device, as on a non-coherent platform, it never sees.
+ip link add d2 type dummy && ip link set d2 up && ip addr add 10.9.3.1/24 dev d2 &&
+	rdma link add softnc type softrma netdev d2 &&
+	echo 1 > /sys/class/infiniband/softnc/noncoherent || exit 1
+sleep 2
+echo "softrma checking device (noncoherent) vs normal mode, local transport"
+printf '%-14s %9s %12s %12s %8s\n' test size checking normal ratio
+for spec in ib_write_bw:65536 ib_read_bw:65536 ib_send_bw:65536 ib_send_lat:2; do
+	tool=${spec%%:*} size=${spec#*:}
+	c=$(run softnc 10.9.3.1 "$tool" -s "$size" -n "$ITER")
+	n=$(run softrma0 10.9.0.1 "$tool" -s "$size" -n "$ITER")
+	printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$c" "$n" \
+		"$(awk -v c="$c" -v n="$n" -v t="$tool" 'BEGIN {
+			if (c + 0 <= 0 || n + 0 <= 0) { print "-"; exit }
+			printf "%.2fx\n", (t ~ /_lat$/) ? n / c : c / n }')"
+done
+echo "softrmadv_sync_mr() per call"
+for len in 64 65536; do
+	"$top/build/sync_cost" softrma0 $len 20000
+	"$top/build/sync_cost" softnc $len 20000
+done
+rdma link delete softnc
+
 rdma link delete rxe0
 rdma link delete softrma0
 rmmod softrma

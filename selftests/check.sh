@@ -36,7 +36,7 @@ provider_abi() {
 			sort | tr '\n' ' ')
 		foreign=$(objdump -T "$lib" | awk '/\*UND\*/ && $5 ~ /^\(IBVERBS/' |
 			grep -v -e "(IBVERBS_PRIVATE_$pabi)" -e '(IBVERBS_1\.' | grep -c .)
-		[ "$exports" = "SOFTRMA_1.0 softrmadv_is_softrma SOFTRMA_1.0 softrmadv_wr_flush " ] &&
+		[ "$exports" = "SOFTRMA_1.0 softrmadv_is_softrma SOFTRMA_1.0 softrmadv_sync_mr SOFTRMA_1.0 softrmadv_wr_flush " ] &&
 			[ "$foreign" = 0 ] &&
 			objdump -T "$lib" | grep -q "(IBVERBS_PRIVATE_$pabi) verbs_register_driver_$pabi\$" ||
 			{ echo "# $lib: exports '$exports', $foreign foreign bindings"; return 1; }

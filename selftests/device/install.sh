@@ -65,7 +65,8 @@ gcc -o /tmp/dv /tmp/dv.c -L"$libdir" -l:libsoftrma-rdmav34.so -Wl,-rpath,"$libdi
 expect_eq "softrmadv_is_softrma" "$(env -u RDMAV_DRIVERS /tmp/dv)" 1
 
 # The man pages are installed where man finds them.
-for page in 7/softrma 7/softrmadv 3/softrmadv_wr_flush 3/softrmadv_is_softrma; do
+for page in 7/softrma 7/softrmadv 3/softrmadv_wr_flush 3/softrmadv_is_softrma \
+	    3/softrmadv_sync_mr; do
 	expect_eq "man -w ${page#*/}" "$(man -w "${page%/*}" "${page#*/}" 2>&1)" \
 		"/usr/share/man/man$page.${page%/*}"
 done
