@@ -62,7 +62,8 @@ enum softrmadv_sync_dir {
 /*
  * Syncs [addr, addr + length) of @mr (addresses as in its SGEs): 0, or an
  * errno value (also in errno): EINVAL for a range outside the MR or a bad
- * @dir, ENOENT for an MR of another context, EOPNOTSUPP off softrma.
+ * @dir, ENOENT for an MR of another context, EBUSY while another thread
+ * re-registers or deregisters it, EOPNOTSUPP off softrma.
  */
 int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
 		      enum softrmadv_sync_dir dir);

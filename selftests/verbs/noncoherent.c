@@ -26,6 +26,8 @@
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] noncoherent [HARNESS OPTIONS]
  */
 #include "softrmadv.h"
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 
 #include "transport.h"
@@ -632,6 +634,82 @@ TEST_F(nc, mode_fixed)
 	CHECK(fclose(f) == EOF && errno == EBUSY, "changed with MRs: %s",
 	      strerror(errno));
 	CHECK_EQ(device_noncoherent(), on);
+}
+
+struct racer {
+	struct ibv_mr *mr;
+	uint64_t addr;
+	atomic_bool stop;
+	unsigned long syncs, refused, busy;
+	int bad;			/* an errno the sync must not give */
+};
+
+/* Syncs the whole of [addr, addr + LEN), both ways, until told to stop. */
+static void *sync_racer(void *arg)
+{
+	struct racer *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		int err = softrmadv_sync_mr(r->mr, r->addr, LEN,
+					    r->syncs % 2 ? TO_CPU : TO_DEV);
+
+		if (err == EINVAL)	/* the MR moved away, or is changing */
+			r->refused++;
+		else if (err == EBUSY)	/* a rereg has it */
+			r->busy++;
+		else if (err)
+			r->bad = err;
+		r->syncs++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread syncs B's MR while another moves it between two buffers in
+ * place (ibv_rereg_mr, same keys): the sync
+ * only ever reaches the pages the MR has at that moment (0, or EINVAL when
+ * its range is not there); a sync and a rereg that meet (the core's lock of
+ * the MR object) give one of them EBUSY, never freed memory (a KASAN
+ * kernel checks).
+ */
+TEST_F(nc, sync_races)
+{
+	struct racer r = { .mr = b.mr, .addr = (uintptr_t)b.buf };
+	uint8_t *other = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long moved = 0, busy = 0;
+	pthread_t t;
+
+	CHECK(other != MAP_FAILED, "mmap");
+	memset(other, 0x5a, LEN);
+	CHECK_EQ(pthread_create(&t, NULL, sync_racer, &r), 0);
+	for (int i = 0; i < 400; i++) {
+		void *to = i % 2 ? b.buf : other;
+
+		if (!ibv_rereg_mr(b.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+				  to, LEN, 0))
+			moved++;
+		else if (errno == EBUSY)
+			busy++;
+		else
+			FAIL("rereg_mr: %s", strerror(errno));
+	}
+	atomic_store(&r.stop, true);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	printf("# %lu syncs (%lu outside the MR, %lu busy), %lu moves, %lu busy\n",
+	       r.syncs, r.refused, r.busy, moved, busy);
+	CHECK(!r.bad, "sync: %s", strerror(r.bad));
+	CHECK(moved > 0, "the MR never moved");
+	/* Where it is now, it syncs; the other buffer is no longer its. */
+	if (b.mr->addr == other) {
+		CHECK_EQ(ibv_rereg_mr(b.mr, IBV_REREG_MR_CHANGE_TRANSLATION,
+				      NULL, b.buf, LEN, 0), 0);
+	}
+	CHECK_EQ(softrmadv_sync_mr(b.mr, (uintptr_t)b.buf, LEN, TO_CPU), 0);
+	CHECK_EQ(softrmadv_sync_mr(b.mr, (uintptr_t)other, 1, TO_DEV), EINVAL);
+	for (int i = 0; i < LEN; i++)
+		CHECK(other[i] == 0x5a, "byte %d of a buffer the MR left changed", i);
+	CHECK_EQ(munmap(other, LEN), 0);
 }
 
 /* On a normal device the data arrives without a sync, and none is reported. */
