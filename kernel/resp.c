@@ -545,6 +545,7 @@ static int softrma_flush_access(u8 type)
 static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 							const struct softrma_msg *msg)
 {
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	int access = softrma_flush_access(msg->flush_type);
 	u64 va = msg->remote_addr, len = msg->length;
 	struct softrma_mr *mr;
@@ -564,9 +565,11 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 		len = mr->length;
 	}
 	softrma_mr_before_read(mr, va, len, NULL);
-	if (msg->flush_type == SOFTRMA_FLUSH_PERSISTENT)
+	if (msg->flush_type == SOFTRMA_FLUSH_PERSISTENT) {
 		softrma_mr_writeback(mr, va, len);
-	else
+		softrma_count(sdev, SOFTRMA_CNT_FLUSH_PERSISTENT);
+		softrma_count_add(sdev, SOFTRMA_CNT_WRITTEN_BACK_BYTES, len);
+	} else
 		smp_mb();	/* placement before this FLUSH is complete */
 	softrma_mr_put(mr);
 	return SOFTRMA_RESP_ACK;

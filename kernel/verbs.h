@@ -78,6 +78,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_LOCAL_RCVD_MSGS,
 	SOFTRMA_CNT_LOCAL_SENT_BYTES,	/* payload; a READ's is the responder's */
 	SOFTRMA_CNT_LOCAL_RCVD_BYTES,
+	SOFTRMA_CNT_FLUSH_PERSISTENT,	/* responder: FLUSHes to persistence */
+	SOFTRMA_CNT_WRITTEN_BACK_BYTES,	/* and the bytes they wrote back */
 	SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE,	/* checking device: view.c */
 	SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
 	SOFTRMA_CNT_NUM

@@ -115,10 +115,11 @@ fail_reason() {
 		END { print why }' "$1"
 }
 
-# run_guest KVER LOGDIR: the selftests in a guest; console in LOGDIR.
+# run_guest KVER LOGDIR: the selftests in a guest with an emulated NVDIMM
+# (device/pmem.sh); console in LOGDIR.
 run_guest() {
 	limit=$((VM_TIMEOUT * $(slowdown "$1")))
-	selftests/vm/run -k "$1" -m "$VM_MEM" -t "$limit" -o "$2" -- \
+	selftests/vm/run -k "$1" -m "$VM_MEM" -p 272 -t "$limit" -o "$2" -- \
 		make -s --no-print-directory -C selftests run_tests > "$2/serial.log" 2>&1
 	rc=$?
 	tr -d '\r' < "$2/serial.log" > "$2/console.log"	# serial line ends

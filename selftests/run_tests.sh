@@ -56,6 +56,7 @@ device/wire_teardown.sh
 device/ring_racer.sh
 device/rma_ext.sh
 device/noncoherent.sh
+device/pmem.sh
 device/observe.sh
 device/mcast.sh
 device/netdevs.sh
