@@ -331,14 +331,8 @@ enum path { SEND, WRITE, WRITE_IMM, READ, WRITE_SGES, UD_SEND };
 struct move {
 	struct side *src, *dst;
 	uint64_t so, to;		/* to: where the data lands */
+	uint32_t len;
 };
-
-static struct move path_move(enum path p, uint64_t so, uint64_t to)
-{
-	if (p == READ)
-		return (struct move) { &b, &a, so, to };
-	return (struct move) { &a, &b, so, p == UD_SEND ? to + GRH_LEN : to };
-}
 
 static void run_path(enum path p, struct ibv_ah *ah, uint64_t so,
 		     uint64_t to, uint32_t len)
@@ -395,46 +389,52 @@ static void run_path(enum path p, struct ibv_ah *ah, uint64_t so,
 #define PLEN	5001
 #define UD_LEN	1001
 
+static struct move path_move(enum path p)
+{
+	if (p == READ)
+		return (struct move) { &b, &a, SO, TO, PLEN };
+	if (p == UD_SEND)
+		return (struct move) { &a, &b, SO, TO + GRH_LEN, UD_LEN };
+	return (struct move) { &a, &b, SO, TO, PLEN };
+}
+
 static void path_synced(enum path p, struct ibv_ah *ah)
 {
-	struct move m = path_move(p, SO, TO);
-	uint32_t len = p == UD_SEND ? UD_LEN : PLEN;
+	struct move m = path_move(p);
 
-	cpu_fill(m.src, m.so, len, 1);
-	sync_mr(m.src, m.so, len, TO_DEV);
-	run_path(p, ah, SO, TO, len);
-	sync_mr(m.dst, m.to, len, TO_CPU);
-	CHECK(cpu_holds(m.dst, m.to, len, 1), "the data did not arrive");
+	cpu_fill(m.src, m.so, m.len, 1);
+	sync_mr(m.src, m.so, m.len, TO_DEV);
+	run_path(p, ah, SO, TO, m.len);
+	sync_mr(m.dst, m.to, m.len, TO_CPU);
+	CHECK(cpu_holds(m.dst, m.to, m.len, 1), "the data did not arrive");
 	expect_no_report();
 }
 
 static void path_stale(enum path p, struct ibv_ah *ah)
 {
-	struct move m = path_move(p, SO, TO);
-	uint32_t len = p == UD_SEND ? UD_LEN : PLEN;
+	struct move m = path_move(p);
 
-	cpu_fill(m.src, m.so, len, 1);
-	run_path(p, ah, SO, TO, len);
-	sync_mr(m.dst, m.to, len, TO_CPU);
-	CHECK(cpu_zero(m.dst, m.to, len),
+	cpu_fill(m.src, m.so, m.len, 1);
+	run_path(p, ah, SO, TO, m.len);
+	sync_mr(m.dst, m.to, m.len, TO_CPU);
+	CHECK(cpu_zero(m.dst, m.to, m.len),
 	      "the device moved what the CPU never synced to it");
-	expect_report(m.src, m.so, len, TO_DEV);
+	expect_report(m.src, m.so, m.len, TO_DEV);
 }
 
 static void path_unseen(enum path p, struct ibv_ah *ah)
 {
-	struct move m = path_move(p, SO, TO);
-	uint32_t len = p == UD_SEND ? UD_LEN : PLEN;
+	struct move m = path_move(p);
 
-	cpu_fill(m.src, m.so, len, 1);
-	sync_mr(m.src, m.so, len, TO_DEV);
-	run_path(p, ah, SO, TO, len);
-	CHECK(cpu_zero(m.dst, m.to, len),
+	cpu_fill(m.src, m.so, m.len, 1);
+	sync_mr(m.src, m.so, m.len, TO_DEV);
+	run_path(p, ah, SO, TO, m.len);
+	CHECK(cpu_zero(m.dst, m.to, m.len),
 	      "the CPU saw what the device wrote before a sync");
 	expect_no_report();
-	cpu_fill(m.dst, m.to, len, 2);
-	sync_mr(m.dst, m.to, len, TO_DEV);
-	expect_report(m.dst, m.to, len, TO_CPU);
+	cpu_fill(m.dst, m.to, m.len, 2);
+	sync_mr(m.dst, m.to, m.len, TO_DEV);
+	expect_report(m.dst, m.to, m.len, TO_CPU);
 }
 
 #define PATH_TESTS(name, p)						\
