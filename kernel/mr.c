@@ -139,7 +139,7 @@ static int softrma_mr_check(u64 length, u64 iova, int access)
 /*
  * An MR over [start, start + length) at @iova, pinned and checked (FLUSH to
  * persistence needs persistent memory), seen by a checking device through
- * its own view.
+ * its own view, which bounds its size.
  */
 static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 					 u64 length, u64 iova, int access)
@@ -147,6 +147,8 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 	struct softrma_mr *mr;
 	int err;
 
+	if (sdev->noncoherent && length > SOFTRMA_VIEW_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);

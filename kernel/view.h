@@ -7,6 +7,7 @@
 #ifndef SOFTRMA_VIEW_H
 #define SOFTRMA_VIEW_H
 
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 
 #include "cache.h"
@@ -24,6 +25,9 @@ struct softrma_view {
 	unsigned long *written;
 	spinlock_t lock;		/* written, and both views at a sync */
 };
+
+/* The largest MR a checking device takes: a bit of written per byte. */
+#define SOFTRMA_VIEW_MAX_MR_SIZE	(SZ_4G - PAGE_SIZE)
 
 int softrma_view_attach(struct softrma_dev *sdev, struct softrma_mr *mr);
 void softrma_view_retire(struct softrma_mr *mr);

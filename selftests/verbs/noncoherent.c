@@ -603,6 +603,24 @@ TEST_F(nc, dereg_unseen)
 	      r[0].key, r[0].offset, r[0].length);
 }
 
+/*
+ * A checking device takes MRs of less than 4 GiB (a bit per byte of what
+ * the device wrote); the refusal comes before anything is pinned.
+ */
+TEST_F(nc, huge_mr_refused)
+{
+	size_t len = 5UL << 30;
+	void *p;
+
+	NEED_CHECKING();
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(p != MAP_FAILED, "mmap");
+	CHECK(!ibv_reg_mr(a.pd, p, len, IBV_ACCESS_LOCAL_WRITE) &&
+	      errno == EINVAL, "5 GiB MR: %s", strerror(errno));
+	CHECK_EQ(munmap(p, len), 0);
+}
+
 /* Both counters count what the tracepoint reports. */
 TEST_F(nc, counters)
 {
