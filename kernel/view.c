@@ -114,6 +114,7 @@ int softrma_view_attach(struct softrma_dev *sdev, struct softrma_mr *mr)
 {
 	struct softrma_view *view;
 	struct page **pages;
+	int err = -ENOMEM;
 
 	view = kzalloc(sizeof(*view), GFP_KERNEL_ACCOUNT);
 	if (!view)
@@ -128,12 +129,13 @@ int softrma_view_attach(struct softrma_dev *sdev, struct softrma_mr *mr)
 		goto err;
 	for (unsigned long i = 0; i < mr->npages; i++) {
 		if (fatal_signal_pending(current)) {
-			softrma_view_free(view, pages);
-			return -EINTR;
+			err = -EINTR;
+			goto err;
 		}
 		pages[i] = alloc_page(SOFTRMA_VIEW_GFP | __GFP_HIGHMEM);
 		if (!pages[i])
 			goto err;
+		softrma_cache_before_device_read(mr->pages[i]);
 		copy_highpage(pages[i], mr->pages[i]);
 		cond_resched();
 	}
@@ -144,7 +146,7 @@ int softrma_view_attach(struct softrma_dev *sdev, struct softrma_mr *mr)
 
 err:
 	softrma_view_free(view, pages);
-	return -ENOMEM;
+	return err;
 }
 
 /*
