@@ -168,7 +168,7 @@ static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 	xa_lock(&sdev->mr_xa);
 	WRITE_ONCE(win->key, sqe->wr.bind.new_key);
 	if (mr) {
-		pos = addr - mr->iova + mr->page_offset;
+		pos = softrma_mr_pos(mr, addr);
 		win->parent = mr;
 		win->pages = mr->pages + (pos >> PAGE_SHIFT);
 		win->page_offset = offset_in_page(pos);

@@ -17,7 +17,7 @@
 static void softrma_sync_cache(const struct softrma_mr *mr, u64 iova,
 			       u64 len, enum softrma_sync_dir dir)
 {
-	u64 pos = iova - mr->iova + mr->page_offset;
+	u64 pos = softrma_mr_pos(mr, iova);
 	unsigned long last = (pos + len - 1) >> PAGE_SHIFT;
 
 	for (unsigned long i = pos >> PAGE_SHIFT; i <= last; i++) {

@@ -230,6 +230,12 @@ static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 	return !mr->pages;
 }
 
+/* The byte @iova of @mr (checked by the caller) in its page array. */
+static inline u64 softrma_mr_pos(const struct softrma_mr *mr, u64 iova)
+{
+	return iova - mr->iova + mr->page_offset;
+}
+
 /*
  * Maps the byte at @iova of @mr (checked by the caller); *len is how much
  * lies in the mapping, *page the page to unmap, NULL for kernel memory.
@@ -237,7 +243,7 @@ static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 static inline void *softrma_mr_map(const struct softrma_mr *mr, u64 iova,
 				   u64 *len, struct page **page)
 {
-	u64 pos = iova - mr->iova + mr->page_offset;
+	u64 pos = softrma_mr_pos(mr, iova);
 
 	if (softrma_mr_is_dma(mr)) {
 		*page = NULL;

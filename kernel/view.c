@@ -15,7 +15,7 @@
  * Bytes the device wrote differ between the views because of the device;
  * a bit per byte of the MR (written) remembers them until they cross.
  *
- * Positions are bytes of the page array (pos), as softrma_mr_map() counts.
+ * Positions are bytes of the page array (softrma_mr_pos()).
  */
 
 #include <linux/bitmap.h>
@@ -33,11 +33,6 @@ static const enum softrma_counter softrma_missing_sync_counter[] = {
 	[SOFTRMA_SYNC_TO_DEVICE] = SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE,
 	[SOFTRMA_SYNC_TO_CPU] = SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
 };
-
-static u64 softrma_view_pos(const struct softrma_mr *mr, u64 iova)
-{
-	return iova - mr->iova + mr->page_offset;
-}
 
 /*
  * Adjacent ranges of one kind, reported as one: a message or a sync that
@@ -211,7 +206,7 @@ void softrma_view_read(const struct softrma_mr *mr, u64 iova, u64 len)
 	struct softrma_view *view = mr->view;
 	struct softrma_view_run run = { .mr = mr,
 					.missing = SOFTRMA_SYNC_TO_DEVICE };
-	u64 pos = softrma_view_pos(mr, iova), end = pos + len, n;
+	u64 pos = softrma_mr_pos(mr, iova), end = pos + len, n;
 	u64 lo, hi, first, last;
 	unsigned long start, stop;
 	struct page *page;
@@ -252,7 +247,7 @@ void softrma_view_wrote(const struct softrma_mr *mr, u64 iova, u64 len)
 	struct softrma_view *view = mr->view;
 
 	spin_lock_bh(&view->lock);
-	bitmap_set(view->written, softrma_view_pos(mr, iova), len);
+	bitmap_set(view->written, softrma_mr_pos(mr, iova), len);
 	spin_unlock_bh(&view->lock);
 }
 
@@ -310,7 +305,7 @@ void softrma_view_sync(const struct softrma_mr *mr, u64 iova, u64 len,
 	struct softrma_view *view = mr->view;
 	struct softrma_view_run lost = { .mr = mr,
 					 .missing = SOFTRMA_SYNC_TO_CPU };
-	u64 pos = softrma_view_pos(mr, iova), end = pos + len, n;
+	u64 pos = softrma_mr_pos(mr, iova), end = pos + len, n;
 	struct page *cpu, *dev;
 
 	for (; pos < end; pos += n) {
