@@ -103,9 +103,12 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 	}
 	softrma_wire_answer_drop_source(r);
 	if (r->ack_waits) {
-		WRITE_ONCE(r->ack_waits, false);
 		softrma_wire_answer_ack_now(qp, r->ack_syndrome, r->ack_psn);
-		/* The requester waited for it: softrma_wire_take(). */
+		/*
+		 * Only once it has gone: a doorbell racing with this sends at
+		 * once what the requester held back (softrma_wire_take()).
+		 */
+		smp_store_release(&r->ack_waits, false);
 		if (!READ_ONCE(qp->dying))
 			queue_work(system_unbound_wq, &qp->wire->send_work);
 	}

@@ -262,7 +262,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	struct softrma_sqe *sqe = wqe->sqe;
 
 	if (taken == SOFTRMA_WIRE_WQES || softrma_qp_state(qp) != IB_QPS_RTS ||
-	    READ_ONCE(w->resp.ack_waits) ||
+	    smp_load_acquire(&w->resp.ack_waits) ||
 	    !softrma_sq_fetch(qp, w->next_index, sqe))
 		return false;
 	/* A fence waits for everything before it, not only READs and atomics. */

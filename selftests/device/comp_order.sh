@@ -12,6 +12,14 @@
 # them, which widens the races.  Also with a READ of 256 KiB before each
 # SEND: in packets the server's acknowledgement waits behind its 256 READ
 # responses, and its reply behind that acknowledgement.
+#
+# RoCE needs the network to keep a flow's packets in order.  lo and veth
+# queue a packet on the backlog of the CPU that sends it, and a CPU whose
+# softirqs wait for ksoftirqd (6.1 defers them whenever ksoftirqd is
+# runnable) delivers later what it was given first: an acknowledgement sent
+# by a worker on one CPU then arrives after the reply that the application
+# sent on the other.  RPS queues a flow on one CPU, as a NIC keeps it in
+# order on its wire (Documentation/admin-guide.md).
 . "$(dirname "$0")/../lib.sh"
 
 ITERS=${COMP_ORDER_ITERS:-5000}
@@ -28,12 +36,22 @@ run() {
 		failed="$failed${failed:+; }$name, $wait: $(grep -v '^# ping ' /tmp/comp_order.log | tail -n 1)"
 }
 
+# rps_all DEV [NETNS]: DEV's flows, each on one CPU's backlog.
+rps_all() {
+	${2:+ip netns exec "$2"} sh -c "printf %x $(((1 << $(nproc)) - 1)) > /sys/class/net/$1/queues/rx-0/rps_cpus" ||
+		fail "no RPS on $1"
+}
+
 add_softrma0
 namespace_pair 10.17.0
 ip netns exec nsa ping -c 1 -W 5 10.17.0.2 > /dev/null || fail "no route over the veth"
+lo_rps=$(cat /sys/class/net/lo/queues/rx-0/rps_cpus)
+rps_all lo
+rps_all va nsa
+rps_all vb nsb
 sh -c 'while :; do :; done' &
 busy=$!
-trap 'kill $busy' EXIT
+trap 'kill $busy; echo "$lo_rps" > /sys/class/net/lo/queues/rx-0/rps_cpus' EXIT
 
 failed=
 echo 0 > /sys/module/softrma/parameters/force_wire
