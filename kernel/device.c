@@ -213,43 +213,99 @@ static ssize_t hca_type_show(struct device *device,
 }
 static DEVICE_ATTR_RO(hca_type);
 
-/* The non-coherent checking mode (view.c), chosen before the first MR. */
+static struct softrma_dev *softrma_dev_of(struct device *device)
+{
+	return rdma_device_to_drv_device(device, struct softrma_dev, ib_dev);
+}
+
+/*
+ * The checking modes: the non-coherent checking device (view.c) and the
+ * persistence domain (persist.c), which exclude each other for now.  Both
+ * are chosen while the device has no user MR; a negative @noncoherent or
+ * @persistence keeps what is set.
+ */
+static int softrma_dev_set_checking(struct softrma_dev *sdev, int noncoherent,
+				    int persistence)
+{
+	int err = 0;
+
+	down_write(&sdev->mode_sem);
+	if (noncoherent < 0)
+		noncoherent = sdev->noncoherent;
+	if (persistence < 0)
+		persistence = sdev->persistence;
+	if (atomic_read(&sdev->user_mrs)) {
+		err = -EBUSY;
+	} else if (noncoherent && persistence) {
+		err = -EOPNOTSUPP;
+	} else {
+		WRITE_ONCE(sdev->noncoherent, noncoherent);
+		WRITE_ONCE(sdev->persistence, persistence);
+	}
+	up_write(&sdev->mode_sem);
+	return err;
+}
+
 static ssize_t noncoherent_show(struct device *device,
 				struct device_attribute *attr, char *buf)
 {
-	struct softrma_dev *sdev = rdma_device_to_drv_device(device,
-							     struct softrma_dev,
-							     ib_dev);
-
-	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->noncoherent));
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(softrma_dev_of(device)->noncoherent));
 }
 
 static ssize_t noncoherent_store(struct device *device,
 				 struct device_attribute *attr,
 				 const char *buf, size_t count)
 {
-	struct softrma_dev *sdev = rdma_device_to_drv_device(device,
-							     struct softrma_dev,
-							     ib_dev);
 	bool on;
-	int err;
+	int err = kstrtobool(buf, &on) ?:
+		  softrma_dev_set_checking(softrma_dev_of(device), on, -1);
 
-	err = kstrtobool(buf, &on);
-	if (err)
-		return err;
-	down_write(&sdev->mode_sem);
-	if (atomic_read(&sdev->user_mrs))
-		err = -EBUSY;
-	else
-		WRITE_ONCE(sdev->noncoherent, on);
-	up_write(&sdev->mode_sem);
 	return err ?: count;
 }
 static DEVICE_ATTR_RW(noncoherent);
 
+static ssize_t persistence_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	struct softrma_dev *sdev = softrma_dev_of(device);
+
+	return sysfs_emit(buf, "%s\n",
+			  softrma_persistence_name(READ_ONCE(sdev->persistence)));
+}
+
+static ssize_t persistence_store(struct device *device,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	int domain = softrma_persistence_parse(buf);
+	int err = domain < 0 ? domain :
+		  softrma_dev_set_checking(softrma_dev_of(device), -1, domain);
+
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(persistence);
+
+static ssize_t power_fail_store(struct device *device,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	bool fail;
+	int err = kstrtobool(buf, &fail);
+
+	if (err)
+		return err;
+	if (fail)
+		softrma_persist_power_fail(softrma_dev_of(device));
+	return count;
+}
+static DEVICE_ATTR_WO(power_fail);
+
 static struct attribute *softrma_dev_attrs[] = {
 	&dev_attr_hca_type.attr,
 	&dev_attr_noncoherent.attr,
+	&dev_attr_persistence.attr,
+	&dev_attr_power_fail.attr,
 	NULL
 };
 

@@ -81,6 +81,8 @@ static void softrma_mr_unpin(struct softrma_mr *mr)
 {
 	if (mr->view)
 		softrma_view_detach(mr);
+	if (mr->persist)
+		softrma_persist_detach(mr);
 	kvfree(mr->pages);
 	mr->pages = NULL;
 	mr->npages = 0;
@@ -139,7 +141,8 @@ static int softrma_mr_check(u64 length, u64 iova, int access)
 /*
  * An MR over [start, start + length) at @iova, pinned and checked (FLUSH to
  * persistence needs persistent memory), seen by a checking device through
- * its own view, which bounds its size.
+ * its own view, which bounds its size; over persistent memory, checked for
+ * persistence when the device has a persistence domain.
  */
 static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 					 u64 length, u64 iova, int access)
@@ -158,6 +161,8 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 		err = -EINVAL;
 	if (!err && sdev->noncoherent)
 		err = softrma_view_attach(sdev, mr);
+	if (!err && sdev->persistence && softrma_mr_is_pmem(mr))
+		err = softrma_persist_attach(sdev, mr);
 	if (err) {
 		softrma_mr_free(mr);
 		return ERR_PTR(err);
@@ -271,16 +276,18 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		if (IS_ERR(trans))
 			return ERR_CAST(trans);
 	}
+	/* Under the lock: a power failure reads a valid MR's (persist.c). */
+	xa_lock(&sdev->mr_xa);
 	if (trans) {
 		swap(mr->umem, trans->umem);
 		swap(mr->pages, trans->pages);
 		swap(mr->view, trans->view);
+		swap(mr->persist, trans->persist);
 		swap(mr->npages, trans->npages);
 		swap(mr->page_offset, trans->page_offset);
 		mr->iova = iova;
 		mr->length = length;
 	}
-	xa_lock(&sdev->mr_xa);
 	mr->access = access;
 	if (flags & IB_MR_REREG_PD)
 		WRITE_ONCE(mr->ibmr.pd, pd);
@@ -670,13 +677,13 @@ u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 		softrma_mr_before_read(mr, iova, len, page);
 	spin_lock_bh(&softrma_atomic_lock);
 	orig = READ_ONCE(*p);
-	if (!cmp_swap)
-		WRITE_ONCE(*p, orig + compare_add);
-	else if (orig == compare_add)
-		WRITE_ONCE(*p, swap);
+	if (!cmp_swap || orig == compare_add) {
+		softrma_mr_before_write(mr, iova, len, p);
+		WRITE_ONCE(*p, cmp_swap ? swap : orig + compare_add);
+	}
 	spin_unlock_bh(&softrma_atomic_lock);
 	if (page)
-		softrma_mr_after_write(mr, iova, len, page);
+		softrma_mr_after_write(mr, iova, len, p, page);
 	softrma_mr_unmap(p, page);
 	return orig;
 }
@@ -693,10 +700,11 @@ void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
 
 	p = softrma_mr_map(mr, iova, &len, &page);
 	spin_lock_bh(&softrma_atomic_lock);
+	softrma_mr_before_write(mr, iova, len, p);
 	smp_store_release(p, value);
 	spin_unlock_bh(&softrma_atomic_lock);
 	if (page)
-		softrma_mr_after_write(mr, iova, len, page);
+		softrma_mr_after_write(mr, iova, len, p, page);
 	softrma_mr_unmap(p, page);
 }
 

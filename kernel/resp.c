@@ -567,6 +567,7 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
 	softrma_mr_before_read(mr, va, len, NULL);
 	if (msg->flush_type == SOFTRMA_FLUSH_PERSISTENT) {
 		softrma_mr_writeback(mr, va, len);
+		softrma_mr_durable(mr, va, len);
 		softrma_count(sdev, SOFTRMA_CNT_FLUSH_PERSISTENT);
 		softrma_count_add(sdev, SOFTRMA_CNT_WRITTEN_BACK_BYTES, len);
 	} else

@@ -157,14 +157,25 @@ static void softrma_cursor_reads(const struct softrma_cursor *c, u64 n,
 		softrma_mr_before_read(seg->mr, seg->addr + c->off, n, page);
 }
 
-/* The device wrote @n bytes at the cursor, mapped from @page. */
-static void softrma_cursor_wrote(const struct softrma_cursor *c, u64 n,
-				 struct page *page)
+/* The device writes @n bytes at the cursor, mapped at @addr from @page. */
+static void softrma_cursor_writes(const struct softrma_cursor *c, u64 n,
+				  const void *addr, struct page *page)
 {
 	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
 
 	if (page)
-		softrma_mr_after_write(seg->mr, seg->addr + c->off, n, page);
+		softrma_mr_before_write(seg->mr, seg->addr + c->off, n, addr);
+}
+
+/* The device wrote @n bytes at the cursor, mapped at @addr from @page. */
+static void softrma_cursor_wrote(const struct softrma_cursor *c, u64 n,
+				 void *addr, struct page *page)
+{
+	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
+
+	if (page)
+		softrma_mr_after_write(seg->mr, seg->addr + c->off, n, addr,
+				       page);
 }
 
 static void softrma_cursor_advance(struct softrma_cursor *c, u32 n)
@@ -309,11 +320,12 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		saddr = softrma_cursor_map(&s, &slen, &spage);
 		n = min3(dlen, slen, len);
 		softrma_cursor_reads(&s, n, spage);
+		softrma_cursor_writes(&d, n, daddr, dpage);
 		if (n == len)
 			softrma_copy_last(daddr, saddr, n);
 		else
 			memcpy(daddr, saddr, n);
-		softrma_cursor_wrote(&d, n, dpage);
+		softrma_cursor_wrote(&d, n, daddr, dpage);
 		softrma_mr_unmap(saddr, spage);
 		softrma_mr_unmap(daddr, dpage);
 		softrma_cursor_advance(&d, n);

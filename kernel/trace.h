@@ -141,6 +141,28 @@ TRACE_EVENT(softrma_missing_sync,
 				   { SOFTRMA_SYNC_TO_CPU, "sync_to_cpu" }))
 );
 
+/* A range of an MR over persistent memory that a power failure put back. */
+TRACE_EVENT(softrma_lost_write,
+	TP_PROTO(const struct softrma_dev *sdev, u32 key, u64 offset,
+		 u64 length),
+	TP_ARGS(sdev, key, offset, length),
+	TP_STRUCT__entry(
+		__array(char, dev, IB_DEVICE_NAME_MAX)
+		__field(u32, key)
+		__field(u64, offset)
+		__field(u64, length)
+	),
+	TP_fast_assign(
+		strscpy(__entry->dev, dev_name(&sdev->ib_dev.dev),
+			IB_DEVICE_NAME_MAX);
+		__entry->key = key;
+		__entry->offset = offset;
+		__entry->length = length;
+	),
+	TP_printk("dev=%s key=0x%08x offset=%llu length=%llu", __entry->dev,
+		  __entry->key, __entry->offset, __entry->length)
+);
+
 /* An RNR NAK, a sequence NAK or a fatal NAK of @qp's connection. */
 TRACE_EVENT(softrma_nak,
 	TP_PROTO(const struct softrma_qp *qp, u32 psn, u8 syndrome, bool sent),

@@ -19,6 +19,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "limits.h"
+#include "persist.h"
 #include "queue.h"
 #include "sgl.h"
 
@@ -80,6 +81,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_LOCAL_RCVD_BYTES,
 	SOFTRMA_CNT_FLUSH_PERSISTENT,	/* responder: FLUSHes to persistence */
 	SOFTRMA_CNT_WRITTEN_BACK_BYTES,	/* and the bytes they wrote back */
+	SOFTRMA_CNT_POWER_FAIL_LOST_BYTES,	/* persist.c */
+	SOFTRMA_CNT_UNDO_LOG_OVERFLOWS,
 	SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE,	/* checking device: view.c */
 	SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
 	SOFTRMA_CNT_NUM
@@ -116,6 +119,9 @@ struct softrma_dev {
 	 * no user MR, and their registrations hold mode_sem for reading.
 	 */
 	bool noncoherent;
+	/* Persistence checking (persist.c), chosen in the same way. */
+	enum softrma_persistence persistence;
+	atomic64_t undo_bytes;		/* in its MRs' undo logs */
 	struct rw_semaphore mode_sem;
 	atomic_t user_mrs;
 	atomic64_t counters[SOFTRMA_CNT_NUM];
@@ -172,6 +178,7 @@ struct softrma_mr {
 	struct ib_umem *umem;
 	struct page **pages;		/* the pinned pages, in order, or view's */
 	struct softrma_view *view;	/* a checking device's own view */
+	struct softrma_persist *persist;	/* persistent memory, checked */
 	unsigned long npages;
 	unsigned int page_offset;	/* of iova within pages[0] */
 	u64 iova;

@@ -2,7 +2,8 @@
 /*
  * The device's accesses to an MR's memory, as the memory mover reports
  * them: the cache hooks of a coherent device, or on a non-coherent checking
- * device (view.c) the device's own view of the MR.
+ * device (view.c) the device's own view of the MR; and for an MR over
+ * persistent memory whose persistence is checked, its undo log (persist.c).
  */
 #ifndef SOFTRMA_VIEW_H
 #define SOFTRMA_VIEW_H
@@ -58,16 +59,44 @@ static inline void softrma_mr_before_read(const struct softrma_mr *mr,
 		softrma_cache_before_device_read(page);
 }
 
-/* After the device wrote [@iova, @iova + @len) of @mr through @page. */
-static inline void softrma_mr_after_write(const struct softrma_mr *mr,
-					  u64 iova, u64 len, struct page *page)
+/* Before the device writes [@iova, @iova + @len) of @mr, mapped at @addr. */
+static inline void softrma_mr_before_write(const struct softrma_mr *mr,
+					   u64 iova, u64 len, const void *addr)
 {
 	const struct softrma_mr *owner = softrma_mr_owner(mr);
 
-	if (unlikely(owner->view))
+	if (unlikely(owner->persist))
+		softrma_persist_before_write(owner, iova, len, addr);
+}
+
+/*
+ * After the device wrote [@iova, @iova + @len) of @mr at @addr, mapped
+ * from @page.
+ */
+static inline void softrma_mr_after_write(const struct softrma_mr *mr,
+					  u64 iova, u64 len, void *addr,
+					  struct page *page)
+{
+	const struct softrma_mr *owner = softrma_mr_owner(mr);
+
+	if (unlikely(owner->view)) {
 		softrma_view_wrote(owner, iova, len);
-	else if (page)
+		return;
+	}
+	if (page)
 		softrma_cache_after_device_write(page);
+	if (unlikely(owner->persist))
+		softrma_persist_placed(owner, addr, len);
+}
+
+/* A FLUSH to persistence of [@iova, @iova + @len) of @mr is done. */
+static inline void softrma_mr_durable(const struct softrma_mr *mr, u64 iova,
+				      u64 len)
+{
+	const struct softrma_mr *owner = softrma_mr_owner(mr);
+
+	if (owner->persist)
+		softrma_persist_durable(owner, iova, len);
 }
 
 #endif /* SOFTRMA_VIEW_H */
