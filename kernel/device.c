@@ -220,9 +220,9 @@ static struct softrma_dev *softrma_dev_of(struct device *device)
 
 /*
  * The checking modes: the non-coherent checking device (view.c) and the
- * persistence domain (persist.c), which exclude each other for now.  Both
- * are chosen while the device has no user MR; a negative @noncoherent or
- * @persistence keeps what is set.
+ * persistence domain (persist.c), alone or together.  Both are chosen while
+ * the device has no user MR; a negative @noncoherent or @persistence keeps
+ * what is set.
  */
 static int softrma_dev_set_checking(struct softrma_dev *sdev, int noncoherent,
 				    int persistence)
@@ -236,8 +236,6 @@ static int softrma_dev_set_checking(struct softrma_dev *sdev, int noncoherent,
 		persistence = sdev->persistence;
 	if (atomic_read(&sdev->user_mrs)) {
 		err = -EBUSY;
-	} else if (noncoherent && persistence) {
-		err = -EOPNOTSUPP;
 	} else {
 		WRITE_ONCE(sdev->noncoherent, noncoherent);
 		WRITE_ONCE(sdev->persistence, persistence);

@@ -148,6 +148,7 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 					 u64 length, u64 iova, int access)
 {
 	struct softrma_mr *mr;
+	bool pmem = false;
 	int err;
 
 	if (sdev->noncoherent && length > SOFTRMA_VIEW_MAX_MR_SIZE)
@@ -156,12 +157,14 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	err = softrma_mr_pin(mr, &sdev->ib_dev, start, length, access);
-	if (!err && (access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) &&
-	    !softrma_mr_is_pmem(mr))
+	if (!err && ((access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) ||
+		     sdev->persistence))
+		pmem = softrma_mr_is_pmem(mr);
+	if (!err && (access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) && !pmem)
 		err = -EINVAL;
 	if (!err && sdev->noncoherent)
 		err = softrma_view_attach(sdev, mr);
-	if (!err && sdev->persistence && softrma_mr_is_pmem(mr))
+	if (!err && sdev->persistence && pmem)
 		err = softrma_persist_attach(sdev, mr);
 	if (err) {
 		softrma_mr_free(mr);

@@ -14,6 +14,10 @@
  * counted (undo_log_overflows), and would survive a power failure that it
  * should not.
  *
+ * On a non-coherent checking device (view.c) the log keeps what the device
+ * overwrote in its view, the memory as the device sees it; what a power
+ * failure puts back there the CPU sees too, as after a reboot.
+ *
  * Positions are bytes of the page array (softrma_mr_pos()); an entry never
  * crosses a page, as the memory mover writes a page at a time.
  */
@@ -25,6 +29,7 @@
 #include "persist.h"
 #include "trace.h"
 #include "verbs.h"
+#include "view.h"
 
 struct softrma_undo_entry {
 	struct list_head list;
@@ -206,9 +211,13 @@ static void softrma_persist_undo(struct softrma_mr *mr)
 
 	spin_lock_bh(&p->lock);
 	list_for_each_entry_safe(e, next, &p->undo, list) {
-		addr = kmap_local_page(mr->pages[e->pos >> PAGE_SHIFT]);
-		memcpy(addr + offset_in_page(e->pos), e->old, e->len);
-		arch_wb_cache_pmem(addr + offset_in_page(e->pos), e->len);
+		addr = kmap_local_page(mr->pages[e->pos >> PAGE_SHIFT]) +
+		       offset_in_page(e->pos);
+		memcpy(addr, e->old, e->len);
+		if (mr->view)
+			softrma_view_put_back(mr, e->pos, e->len);
+		else
+			arch_wb_cache_pmem(addr, e->len);
 		kunmap_local(addr);
 		if (e->pos + e->len == pos) {
 			pos = e->pos;

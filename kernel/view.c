@@ -20,6 +20,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/highmem.h>
+#include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -249,6 +250,29 @@ void softrma_view_wrote(const struct softrma_mr *mr, u64 iova, u64 len)
 	spin_lock_bh(&view->lock);
 	bitmap_set(view->written, softrma_mr_pos(mr, iova), len);
 	spin_unlock_bh(&view->lock);
+}
+
+/*
+ * A power failure put [pos, pos + len) of @mr's view, within a page, back
+ * as it was: the CPU's caches went with it, so the CPU sees those bytes as
+ * the device does, and nothing the device wrote there is left to cross.
+ */
+void softrma_view_put_back(const struct softrma_mr *mr, u64 pos, u64 len)
+{
+	struct softrma_view *view = mr->view;
+	struct page *page = view->cpu[pos >> PAGE_SHIFT];
+	u8 *cpu, *dev;
+
+	spin_lock_bh(&view->lock);
+	bitmap_clear(view->written, pos, len);
+	cpu = kmap_local_page(page);
+	dev = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+	memcpy(cpu + offset_in_page(pos), dev + offset_in_page(pos), len);
+	arch_wb_cache_pmem(cpu + offset_in_page(pos), len);
+	kunmap_local(dev);
+	kunmap_local(cpu);
+	spin_unlock_bh(&view->lock);
+	softrma_cache_after_device_write(page);
 }
 
 /*

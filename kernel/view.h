@@ -37,6 +37,7 @@ void softrma_view_read(const struct softrma_mr *mr, u64 iova, u64 len);
 void softrma_view_wrote(const struct softrma_mr *mr, u64 iova, u64 len);
 void softrma_view_sync(const struct softrma_mr *mr, u64 iova, u64 len,
 		       enum softrma_sync_dir dir);
+void softrma_view_put_back(const struct softrma_mr *mr, u64 pos, u64 len);
 
 /* The MR whose pages @mr, entered, lends: a window's, or itself. */
 static inline const struct softrma_mr *softrma_mr_owner(const struct softrma_mr *mr)

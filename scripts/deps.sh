@@ -26,7 +26,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	rdma-core ibverbs-providers libibverbs-dev librdmacm-dev \
 	ibverbs-utils rdmacm-utils perftest qperf libfabric-bin python3-pyverbs \
 	iproute2 iputils-ping procps man-db \
-	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi dkms ndctl \
+	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi dkms ndctl librpma-dev \
 	debhelper dh-dkms lintian"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).

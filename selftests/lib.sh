@@ -271,9 +271,9 @@ retry() {
 capture_start() {
 	capture_count=$2
 	if [ -n "${3:-}" ]; then
-		set -- ip netns exec "$3" python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" 60
+		set -- ip netns exec "$3" python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" "$(bound 60)"
 	else
-		set -- python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" 60
+		set -- python3 "$SOFTRMA_TOP/selftests/wire/capture.py" "$1" "$2" "$(bound 60)"
 	fi
 	"$@" > /tmp/capture.txt 2>/tmp/capture.log &
 	capture_pid=$!

@@ -19,11 +19,17 @@
  *          undo log overflows past 16 MiB, counted, and keeps what it
  *          holds;
  *   adr    a WRITE and an ATOMIC WRITE without a FLUSH survive;
- *   off    a power failure does nothing.
+ *   off    a power failure does nothing;
+ *   noncoherent  cache on a non-coherent checking device: a WRITE without
+ *          a FLUSH is lost even where a sync brought it to the CPU, which
+ *          sees the old bytes again without a sync; FLUSHed, it survives
+ *          and reaches the CPU at a sync; bytes put back leave no missing
+ *          sync to report.
  * power_fail_lost_bytes counts exactly the bytes put back.  On the device
  * SOFTRMA_DEV, with the transport force_wire sets.
  *
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] pmem /dev/daxX.Y [DOMAIN]
+ * (DOMAIN noncoherent: the device is also checking, with persistence cache)
  */
 #include "softrmadv.h"
 #include <fcntl.h>
@@ -181,30 +187,9 @@ static void sysfs_refused(const char *attr, const char *value, int err)
 	      strerror(errno));
 }
 
-/*
- * The power fails: returns the bytes put back, counted.  The counters' 10 ms
- * cache has gone when they are read.
- */
-static unsigned long long power_fail_lost(void)
-{
-	unsigned long long before = test_port_counter(ctx,
-						      "power_fail_lost_bytes");
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/power_fail",
-		 dev);
-	f = fopen(path, "w");
-	CHECK(f, "%s: %s", path, strerror(errno));
-	CHECK(fputs("1\n", f) >= 0 && fclose(f) == 0, "%s: %s", path,
-	      strerror(errno));
-	usleep(20000);
-	return test_port_counter(ctx, "power_fail_lost_bytes") - before;
-}
-
 static void power_fail(unsigned long long lost)
 {
-	unsigned long long got = power_fail_lost();
+	unsigned long long got = test_power_fail(ctx);
 
 	CHECK(got == lost, "power_fail_lost_bytes moved by %llu, want %llu",
 	      got, lost);
@@ -289,7 +274,7 @@ static void cache_domain(void)
 	usleep(20000);
 	CHECK(test_port_counter(ctx, "undo_log_overflows") > overflows,
 	      "17 MiB in the undo log, and no overflow");
-	lost = power_fail_lost();
+	lost = test_power_fail(ctx);
 	CHECK(lost > 12 * SRC_LEN && lost < 16 * SRC_LEN,
 	      "%llu bytes put back of 17 MiB", lost);
 	expect_pm(BIG, lost, 1, "the writes the log held");
@@ -298,6 +283,36 @@ static void cache_domain(void)
 		      "byte %llu of 17 MiB: put back past the log",
 		      (unsigned long long)off);
 	refill();
+}
+
+static void sync_pm(uint64_t off, uint64_t len, enum softrmadv_sync_dir dir)
+{
+	CHECK_EQ(softrmadv_sync_mr(pm_mr, (uintptr_t)pm + off, len, dir), 0);
+}
+
+static void noncoherent_cache(void)
+{
+	unsigned long long unseen = test_port_counter(ctx, "missing_sync_to_cpu");
+
+	write_pm(POFF, PLEN);
+	sync_pm(POFF, PLEN, SOFTRMADV_SYNC_TO_CPU);
+	expect_pm(POFF, PLEN, 0, "WRITE, synced to the CPU");
+	power_fail(PLEN);
+	expect_pm(POFF, PLEN, 1, "WRITE without FLUSH, synced to the CPU");
+
+	write_pm(POFF, PLEN);
+	power_fail(PLEN);
+	sync_pm(POFF, PLEN, SOFTRMADV_SYNC_TO_DEVICE);
+	expect_pm(POFF, PLEN, 1, "WRITE without FLUSH, not synced");
+
+	write_pm(POFF, PLEN);
+	flush_range(POFF, PLEN);
+	power_fail(0);
+	expect_pm(POFF, PLEN, 1, "WRITE, FLUSH, not synced to the CPU");
+	sync_pm(POFF, PLEN, SOFTRMADV_SYNC_TO_CPU);
+	expect_pm(POFF, PLEN, 0, "WRITE, FLUSH, synced to the CPU");
+	usleep(20000);
+	CHECK_EQ(test_port_counter(ctx, "missing_sync_to_cpu"), unseen);
 }
 
 static void adr_domain(void)
@@ -350,6 +365,9 @@ int main(int argc, char **argv)
 	/* Never OLD_BYTE: a byte put back is told from one written. */
 	for (int i = 0; i < SRC_LEN; i++)
 		src[i] = (uint8_t)(i * 13 + 1) == OLD_BYTE ? 0 : i * 13 + 1;
+	/* What a checking device needs, and any other takes. */
+	CHECK_EQ(softrmadv_sync_mr(src_mr, (uintptr_t)src, SRC_LEN,
+				   SOFTRMADV_SYNC_TO_DEVICE), 0);
 
 	qa = create_qp(pd);
 	qb = create_qp(pd);
@@ -357,17 +375,24 @@ int main(int argc, char **argv)
 	test_connect_rc(ctx, qb, gid_index, qa->qp_num, 7);
 	qx = ibv_qp_to_qp_ex(qa);
 
-	write_pm(OFF, LEN);
-	flush_range(OFF, LEN);
-	CHECK(!memcmp(pm + OFF, src, LEN), "the WRITE is not in %s", argv[1]);
-	flush((uintptr_t)pm, 0, SOFTRMADV_FLUSH_PERSISTENT, SOFTRMADV_FLUSH_MR);
-	refill();
+	/* What the CPU sees of the device's writes: a checking device's later. */
+	if (!domain || strcmp(domain, "noncoherent")) {
+		write_pm(OFF, LEN);
+		flush_range(OFF, LEN);
+		CHECK(!memcmp(pm + OFF, src, LEN), "the WRITE is not in %s",
+		      argv[1]);
+		flush((uintptr_t)pm, 0, SOFTRMADV_FLUSH_PERSISTENT,
+		      SOFTRMADV_FLUSH_MR);
+		refill();
+	}
 	if (domain)
 		sysfs_refused("persistence", "off", EBUSY);
 	if (domain && !strcmp(domain, "cache"))
 		cache_domain();
 	else if (domain && !strcmp(domain, "adr"))
 		adr_domain();
+	else if (domain && !strcmp(domain, "noncoherent"))
+		noncoherent_cache();
 	else if (domain) {
 		CHECK(!strcmp(domain, "off"), "domain %s", domain);
 		write_pm(POFF, PLEN);

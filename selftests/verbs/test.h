@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #define KSFT_PASS 0
@@ -226,6 +227,28 @@ static inline unsigned long long test_port_counter(struct ibv_context *ctx,
 	CHECK(fscanf(f, "%llu", &value) == 1, "%s: no number", path);
 	fclose(f);
 	return value;
+}
+
+/*
+ * The power of @ctx's device fails (sysfs power_fail, root only): returns
+ * the bytes put back (power_fail_lost_bytes), read once the counters' 10 ms
+ * cache has gone.
+ */
+static inline unsigned long long test_power_fail(struct ibv_context *ctx)
+{
+	unsigned long long before = test_port_counter(ctx,
+						      "power_fail_lost_bytes");
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/power_fail",
+		 ibv_get_device_name(ctx->device));
+	f = fopen(path, "w");
+	CHECK(f, "%s: %s", path, strerror(errno));
+	CHECK(fputs("1\n", f) >= 0 && fclose(f) == 0, "%s: %s", path,
+	      strerror(errno));
+	usleep(20000);
+	return test_port_counter(ctx, "power_fail_lost_bytes") - before;
 }
 
 /*
