@@ -32,8 +32,10 @@ mkdir -p "$obj"
 # The guest boots with virtio, 9p and overlayfs; the tests use the RDMA core,
 # rdma_rxe and siw, network namespaces, veth, dummy, VLANs, netem and memory
 # cgroups, and the kernel's RDMA consumers: NVMe-oF (host and target), NFS
-# over RDMA (client and server), iSER (initiator and LIO target) and SRP.  Modules where the tests load modules, so that loading and
-# unloading is exercised as on Debian's kernels.
+# over RDMA (client and server), iSER (initiator and LIO target) and SRP,
+# and the emulated NVDIMM of selftests/vm/run -p (device/pmem.sh).  Modules
+# where the tests load modules, so that loading and unloading is exercised
+# as on Debian's kernels.
 conf() { "$src/scripts/config" --file "$obj/.config" "$@"; }
 if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 	make -s -C "$src" O="$obj" x86_64_defconfig kvm_guest.config
@@ -63,6 +65,11 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 		--module INFINIBAND_ISERT \
 		--module SCSI_SRP_ATTRS --module INFINIBAND_SRP --module INFINIBAND_SRPT \
 		--enable CONFIGFS_FS \
+		--enable MEMORY_HOTPLUG --enable MEMORY_HOTREMOVE --enable ZONE_DEVICE \
+		--enable TRANSPARENT_HUGEPAGE --enable DAX --enable FS_DAX \
+		--module LIBNVDIMM --module ACPI_NFIT --module BLK_DEV_PMEM \
+		--enable NVDIMM_PFN --enable NVDIMM_DAX \
+		--module DEV_DAX --module DEV_DAX_PMEM \
 		--enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE \
 		--enable PROVE_LOCKING --enable DEBUG_ATOMIC_SLEEP \
 		--enable DEBUG_KMEMLEAK --set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 65536 \
@@ -80,7 +87,8 @@ if [ ! -f "$obj/.config" ] || [ "$0" -nt "$obj/.config" ]; then
 			NVME_RDMA NVME_TARGET_RDMA SUNRPC_XPRT_RDMA NFSD NFS_V4 \
 			NFS_V4_1 NFS_V4_2 INFINIBAND_ISER INFINIBAND_ISERT \
 			TCM_FILEIO TCM_IBLOCK \
-			INFINIBAND_SRP INFINIBAND_SRPT; do
+			INFINIBAND_SRP INFINIBAND_SRPT \
+			ZONE_DEVICE FS_DAX ACPI_NFIT BLK_DEV_PMEM DEV_DAX_PMEM; do
 		grep -Eq "^CONFIG_$opt=(y|m)" "$obj/.config" ||
 			{ echo "debug-kernel: CONFIG_$opt did not stick" >&2; exit 1; }
 	done
