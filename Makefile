@@ -5,7 +5,9 @@
 # make check      per kernel: build with W=1 C=2 (any diagnostic fails), run
 #                 the selftests in a guest, check its kernel log
 # make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
-# make bench      perftest on softrma and rdma_rxe in one guest, as ratios
+# make bench      perftest on softrma, rdma_rxe and siw in one guest, as ratios,
+#                 with the guest's ceilings and a chart (make bench-wire: two guests;
+#                 make profile: perf profiles of chosen rows)
 # make fuzz       libFuzzer over the RoCEv2 packet parser (FUZZ_SECONDS=600)
 # make check-rdma-core  the provider with libibverbs of rdma-core 45 to 64,
 #                 built by scripts/build-rdma-core.sh (RDMA_CORE_BUILDS=DIR)
@@ -47,7 +49,7 @@ DESTDIR ?=
 LIBDIR ?= $(or $(shell pkg-config --variable=libdir libibverbs 2>/dev/null), \
 	       /usr/lib/$(shell $(CC) -print-multiarch))
 
-.PHONY: all modules modules-all user tests deps check check-rdma-core run bench \
+.PHONY: all modules modules-all user tests deps check check-rdma-core run bench bench-wire profile \
 	install dkms-install dkms-uninstall deb check-deb debug-kernel fuzz clean FORCE
 
 all: modules user tests
@@ -118,9 +120,46 @@ fuzz:
 run: modules user
 	selftests/vm/run -k $(KVER) -- scripts/demo.sh $(KVER)
 
-bench: modules user build/sync_cost
+# make bench: one guest per CPU model of BENCH_CPUS (qemu's max and its
+# default qemu64: TCG emulates SIMD slowly, which moves CRC and copy costs),
+# build/bench-KVER-CPU/ with bench.txt, bench.dat and the chart bench.svg.
+# make bench-wire: two guests over a qemu link, the same rows.
+BENCH_CPUS ?= max qemu64
+
+bench: modules user build/sync_cost build/ceiling $(BUILD)/siw.ko
+	@set -e; for cpu in $(BENCH_CPUS); do \
+		out=build/bench-$(KVER)-$$cpu; mkdir -p $$out; \
+		{ selftests/vm/run -k $(KVER) -c $$cpu -t 3600 -o $$out -- sh bench/guest.sh; \
+		  echo $$? > $$out/rc; } | tee $$out/bench.txt; \
+		test "$$(cat $$out/rc)" = 0; \
+		sh bench/chart.sh $$out/bench.dat rxe "$(KVER), -cpu $$cpu, one guest" $$out/bench.svg; \
+	done
+
+bench-wire: modules user
+	@set -e; for cpu in $(BENCH_CPUS); do \
+		out=build/bench-wire-$(KVER)-$$cpu; \
+		{ selftests/wire/pair -c $$cpu -t 3600 -o $$out $(KVER) $(KVER) bench/wire.sh; \
+		  echo $$? > $$out.rc; } | tee $$out.txt; \
+		test "$$(cat $$out.rc)" = 0; \
+		sh bench/chart.sh $$out/b/bench.dat rxe-rxe "$(KVER), -cpu $$cpu, two guests" $$out.svg; \
+	done
+
+# make profile: perf profiles of PROFILE's DEV:TOOL:SIZE runs (bench/profile.sh)
+# in build/profile-KVER-CPU/.
+PROFILE ?= local:ib_send_bw:64 wire:ib_write_bw:4096 rxe:ib_write_bw:4096 \
+	wire:ib_send_lat:2 rxe:ib_send_lat:2
+profile: modules user $(BUILD)/siw.ko
+	@set -e; for cpu in $(BENCH_CPUS); do \
+		out=build/profile-$(KVER)-$$cpu; rm -rf $$out; mkdir -p $$out; \
+		selftests/vm/run -k $(KVER) -c $$cpu -t 3600 -o $$out -- sh bench/profile.sh $(PROFILE); \
+	done
+
+$(BUILD)/siw.ko: scripts/build-siw.sh
+	sh scripts/build-siw.sh $(KVER) $(BUILD)
+
+build/ceiling: bench/ceiling.c
 	@mkdir -p build
-	selftests/vm/run -k $(KVER) -t 1800 -- sh bench/guest.sh | tee build/bench-$(KVER).txt
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 build/sync_cost: bench/sync_cost.c user/softrmadv.h user/libsoftrma-rdmav34.so
 	@mkdir -p build

@@ -1,85 +1,64 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Run in a guest by `make bench`: perftest on softrma and on rdma_rxe in the
-# same guest (same kernel, same CPU model), client and server on one host,
-# each device on its own dummy netdev.  Prints one line per test with both
-# results and the ratio softrma/rxe (bandwidth: higher is better; latency:
-# lower is better, so the ratio is rxe/softrma).  Absolute numbers under TCG
-# mean little; the ratios are the claim.
-#
-# Two tables: softrma's local transport against rxe, then softrma on the
-# wire (force_wire, every request a RoCEv2 packet with its ICRC, through
-# the namespace's lo) against rxe, which builds packets for local
-# destinations too.  softrma's wire device lives in a namespace of its own,
-# because rdma_rxe holds UDP port 4791 in init_net.
+# Run in a guest by `make bench`: perftest on every soft device of one
+# guest (bench/devices.sh: softrma's local transport and its RoCEv2 packets,
+# rdma_rxe and rdma_siw), same kernel, same CPU model, client and server on
+# this one host.  Each row runs BENCH_ROUNDS times, the devices interleaved
+# round by round, and prints the medians and the ratios to rxe (bandwidth
+# and message rate: device/rxe; latency: rxe/device; higher is better
+# either way).  Then the guest's ceilings (bench/ceiling.c) and each
+# bandwidth row's share of its device's ceiling: the fastest copy for the
+# local transport and siw, the CRC-32 its ICRC is computed with for the
+# wire and rxe.  Absolute numbers under
+# TCG mean little; the ratios, taken in one guest, are the claim.  The
+# medians also go to $SOFTRMA_VM_OUT/bench.dat for bench/chart.sh.
 top=$(cd "$(dirname "$0")/.." && pwd)
-export RDMAV_DRIVERS=$top/user/libsoftrma
-ITER=${BENCH_ITER:-1000}
+export RDMAV_DRIVERS="$top/user/libsoftrma"
+. "$top/bench/lib.sh"
+BENCH_DATA=${SOFTRMA_VM_OUT:-/tmp}/bench.dat
+: > "$BENCH_DATA"
 
-# insmod resolves no dependencies: load what softrma.ko needs first.
-modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
-insmod "$top/build/$(uname -r)/softrma.ko" || exit 1
-modprobe rdma_rxe || { echo "bench: rdma_rxe is not available"; exit 1; }
-for i in 0 1; do
-	ip link add d$i type dummy && ip link set d$i up &&
-		ip addr add 10.9.$i.1/24 dev d$i || exit 1
-done
-rdma link add softrma0 type softrma netdev d0 || exit 1
-rdma link add rxe0 type rxe netdev d1 || exit 1
-sleep 2
+. "$top/bench/devices.sh"
+bench_devices_up
 
-# run DEV ADDR TOOL ARGS...: the client's result column (BW average, or
-# typical latency).  The wire device's tools run in its namespace.
-run() {
-	dev=$1 addr=$2 tool=$3; shift 3
-	ns=
-	[ "$dev" = softw ] && ns="ip netns exec nsw"
-	timeout 300 $ns "$tool" -d "$dev" -x 1 "$@" > /tmp/bench-server.log 2>&1 &
-	sleep 1
-	timeout 300 $ns "$tool" -d "$dev" -x 1 "$@" "$addr" > /tmp/bench-client.log 2>&1
-	wait
-	case $tool in
-	*_lat) col=5 ;;
-	*) col=4 ;;
-	esac
-	awk -v c=$col '$1 ~ /^[0-9]+$/ && NF >= c { v = $c } END { print v ? v : "FAIL" }' \
-		/tmp/bench-client.log
+echo "perftest, one host, median of $BENCH_ROUNDS rounds"
+# shellcheck disable=SC2086
+bench_table bench_run rxe $devs
+echo
+# The ceilings, each the median of BENCH_ROUNDS runs.
+for _ in $(seq "$BENCH_ROUNDS"); do
+	"$top/build/ceiling" "$BENCH_WORK/ceiling.tmp"
+done > "$BENCH_WORK/ceiling.runs"
+for name in $(awk '{ print $2 }' "$BENCH_WORK/ceiling.runs" | sort -u); do
+	awk -v n="$name" '$2 == n { print $3 }' "$BENCH_WORK/ceiling.runs" > "$BENCH_WORK/ceiling.$name"
+	printf 'ceiling %-12s %8s MB/s\n' "$name" "$(bench_median "$BENCH_WORK/ceiling.$name")"
+done | tee "$BENCH_WORK/ceilings"
+ceiling() {
+	awk -v n="$1" '$2 == n && $3 + 0 > 0 { print $3 }' "$BENCH_WORK/ceilings"
 }
-
-# table SOFTRMA_DEV SOFTRMA_ADDR: every test on it and on rxe0.
-table() {
-	printf '%-14s %9s %12s %12s %8s\n' test size softrma rxe ratio
-	for spec in ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576 \
-		    ib_read_bw:65536 ib_send_bw:65536 \
-		    ib_write_lat:2 ib_read_lat:2 ib_send_lat:2; do
-		tool=${spec%%:*} size=${spec#*:}
-		n=$ITER
-		[ "$size" -ge 1048576 ] && n=$((ITER / 10))
-		s=$(run "$1" "$2" "$tool" -s "$size" -n "$n")
-		r=$(run rxe0 10.9.1.1 "$tool" -s "$size" -n "$n")
-		ratio=$(awk -v s="$s" -v r="$r" -v t="$tool" 'BEGIN {
-			if (s + 0 <= 0 || r + 0 <= 0) { print "-"; exit }
-			printf "%.2fx\n", (t ~ /_lat$/) ? r / s : s / r }')
-		unit=MB/s
-		case $tool in *_lat) unit=usec ;; esac
-		printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$s $unit" "$r $unit" "$ratio"
+copy=$(awk '$2 ~ /^(memcpy|pread|kernel_copy)$/ && $3 > c { c = $3 } END { print c }' \
+	"$BENCH_WORK/ceilings")
+echo "share of the ceiling: local and siw of the fastest copy ($copy MB/s),"
+echo "wire of crc32_le (softrma's ICRC), rxe of crc32 (the crypto API's, rxe's)"
+for spec in ib_write_bw:65536 ib_write_bw:1048576 ib_read_bw:65536 ib_send_bw:65536; do
+	tool=${spec%%:*} size=${spec#*:}
+	printf '%-13s %8s' "$tool" "$size"
+	for d in $devs; do
+		case $d in
+		wire) c=$(ceiling crc32_le) ;;
+		rxe) c=$(ceiling crc32) ;;
+		*) c=$copy ;;
+		esac
+		v=$(awk -v t="$tool" -v s="$size" -v d="$d" \
+			'$1 == t && $2 == s && $3 == d { print $4 }' "$BENCH_DATA")
+		printf ' %6s %-5s' "$(awk -v v="$v" -v c="$c" 'BEGIN {
+			if (v + 0 <= 0 || c + 0 <= 0) print "-"
+			else printf "%.0f%%", 100 * v / c }')" "$d"
 	done
-}
-
-echo "softrma local transport vs rdma_rxe"
-table softrma0 10.9.0.1
-
-ip netns add nsw && ip link add dw type dummy && ip link set dw netns nsw &&
-	ip -n nsw addr add 10.9.2.1/24 dev dw && ip -n nsw link set dw up &&
-	ip -n nsw link set lo up || exit 1
-echo 1 > /sys/module/softrma/parameters/force_wire
-ip netns exec nsw rdma link add softw type softrma netdev dw || exit 1
-sleep 2
-echo "softrma RoCEv2 packets (force_wire) vs rdma_rxe"
-table softw 10.9.2.1
-ip netns exec nsw rdma link delete softw
-echo 0 > /sys/module/softrma/parameters/force_wire
+	echo
+done
+awk '{ print "ceiling", $2, $3 }' "$BENCH_WORK/ceilings" >> "$BENCH_DATA"
 
 # The non-coherent checking device (Documentation/noncoherent.md) beside
 # softrma0 in normal mode: perftest never syncs, so the checking device
@@ -90,17 +69,11 @@ ip link add d2 type dummy && ip link set d2 up && ip addr add 10.9.3.1/24 dev d2
 	rdma link add softnc type softrma netdev d2 &&
 	echo 1 > /sys/class/infiniband/softnc/noncoherent || exit 1
 sleep 2
-echo "softrma checking device (noncoherent) vs normal mode, local transport"
-printf '%-14s %9s %12s %12s %8s\n' test size checking normal ratio
-for spec in ib_write_bw:65536 ib_read_bw:65536 ib_send_bw:65536 ib_send_lat:2; do
-	tool=${spec%%:*} size=${spec#*:}
-	c=$(run softnc 10.9.3.1 "$tool" -s "$size" -n "$ITER")
-	n=$(run softrma0 10.9.0.1 "$tool" -s "$size" -n "$ITER")
-	printf '%-14s %9s %12s %12s %8s\n' "$tool" "$size" "$c" "$n" \
-		"$(awk -v c="$c" -v n="$n" -v t="$tool" 'BEGIN {
-			if (c + 0 <= 0 || n + 0 <= 0) { print "-"; exit }
-			printf "%.2fx\n", (t ~ /_lat$/) ? n / c : c / n }')"
-done
+echo
+echo "softrma checking device (noncoherent) vs normal mode, local transport, median of $BENCH_ROUNDS"
+BENCH_ROWS="ib_write_bw:65536 ib_read_bw:65536 ib_send_bw:65536 ib_send_lat:2"
+BENCH_DATA=/dev/null
+bench_table bench_run local checking local
 echo "softrmadv_sync_mr() per call"
 for len in 64 65536; do
 	"$top/build/sync_cost" softrma0 $len 20000
@@ -108,6 +81,4 @@ for len in 64 65536; do
 done
 rdma link delete softnc
 
-rdma link delete rxe0
-rdma link delete softrma0
-rmmod softrma
+bench_devices_down

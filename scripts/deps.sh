@@ -19,7 +19,9 @@ $SUDO apt-get update -qq
 k612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
 	sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) .*/\1/p' |
 	sort -V | tail -n 1)
-
+# make bench builds rdma_siw (which Debian's kernels lack) from the
+# linux-source of each series, 6.1 here and 6.12 below, and draws its charts
+# with gnuplot; make profile records with perf.
 pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static cpio \
@@ -27,7 +29,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 	ibverbs-utils rdmacm-utils perftest qperf libfabric-bin python3-pyverbs \
 	iproute2 iputils-ping procps man-db \
 	nvme-cli fio nfs-kernel-server nfs-common rpcbind open-iscsi dkms ndctl librpma-dev \
-	debhelper dh-dkms lintian"
+	debhelper dh-dkms lintian linux-source-6.1 gnuplot-nox linux-perf"
 # The same 6.12 in its PREEMPT_RT flavour (make check KVERS=<it>), and its
 # source with what building it takes (make debug-kernel).
 [ -n "$k612" ] && pkgs="$pkgs linux-image-$k612 linux-headers-$k612 \
