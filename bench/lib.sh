@@ -59,9 +59,14 @@ bench_ratio() {
 bench_table() {
 	run=$1 ref=$2
 	shift 2
+	vw=9 rw=9
+	for d in "$@"; do
+		[ "${#d}" -gt "$vw" ] && vw=${#d}
+		[ $((${#d} + 1 + ${#ref})) -gt "$rw" ] && rw=$((${#d} + 1 + ${#ref}))
+	done
 	printf '%-13s %8s %7s' test size unit
-	for d in "$@"; do printf ' %15s' "$d"; done
-	for d in "$@"; do [ "$d" = "$ref" ] || printf ' %15s' "$d/$ref"; done
+	for d in "$@"; do printf " %${vw}s" "$d"; done
+	for d in "$@"; do [ "$d" = "$ref" ] || printf " %${rw}s" "$d/$ref"; done
 	echo
 	for spec in $BENCH_ROWS; do
 		tool=${spec%%:*} size=${spec#*:}
@@ -76,10 +81,10 @@ bench_table() {
 		for d in "$@"; do
 			bench_median "$BENCH_WORK/results.$d" > "$BENCH_WORK/median.$d"
 			echo "$tool $size $d $(cat "$BENCH_WORK/median.$d")" >> "$BENCH_DATA"
-			printf ' %15s' "$(cat "$BENCH_WORK/median.$d")"
+			printf " %${vw}s" "$(cat "$BENCH_WORK/median.$d")"
 		done
 		for d in "$@"; do
-			[ "$d" = "$ref" ] || printf ' %15s' "$(bench_ratio \
+			[ "$d" = "$ref" ] || printf " %${rw}s" "$(bench_ratio \
 				"$(cat "$BENCH_WORK/median.$d")" \
 				"$(cat "$BENCH_WORK/median.$ref")" "$tool")"
 		done
