@@ -10,9 +10,9 @@
 # either way).  Then the guest's ceilings (bench/ceiling.c) and each
 # bandwidth row's share of its device's ceiling: the fastest copy for the
 # local transport and siw, the CRC-32 its ICRC is computed with for the
-# wire and rxe.  Absolute numbers under
-# TCG mean little; the ratios, taken in one guest, are the claim.  The
-# medians also go to $SOFTRMA_VM_OUT/bench.dat for bench/chart.sh.
+# wire and rxe.  Absolute numbers under TCG mean little; the ratios, taken
+# in one guest, are the claim.  The medians also go to
+# $SOFTRMA_VM_OUT/bench.dat for bench/chart.sh.
 top=$(cd "$(dirname "$0")/.." && pwd)
 export RDMAV_DRIVERS="$top/user/libsoftrma"
 . "$top/bench/lib.sh"

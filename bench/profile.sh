@@ -8,8 +8,9 @@
 # the samples under them; NAME.comm.txt, by task; NAME.client, perftest's
 # output; NAME.counters, what the run added to a softrma device's counters.
 # Runs are PROFILE_SCALE (10) times as long as the bench's, so that the
-# steady state outweighs perftest's setup in the samples.  perf.data stays in the guest's /tmp: written over 9p it would
-# cost the guest more than what it records.
+# steady state outweighs perftest's setup in the samples.  perf.data stays
+# in the guest's /tmp: written over 9p it would cost the guest more than
+# what it records.
 #
 # usage: profile.sh DEV:TOOL:SIZE...
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,12 @@ counters() {
 	esac | tr ' ' '\n' | awk 'prev ~ /^[a-z_]+$/ && $1 ~ /^[0-9]+$/ { print prev, $1 } { prev = $1 }'
 }
 
+# report OPTIONS...: perf report of /tmp/perf.data, without its comments.
+report() {
+	perf report -i /tmp/perf.data --kallsyms=/proc/kallsyms --stdio -g none "$@" 2>/dev/null |
+		grep -v '^#' | grep -v '^$'
+}
+
 for spec in "$@"; do
 	dev=${spec%%:*} rest=${spec#*:}
 	tool=${rest%%:*} size=${rest#*:}
@@ -42,10 +49,6 @@ for spec in "$@"; do
 	counters "$dev" | awk 'NR == FNR { before[$1] = $2; next }
 		$2 != before[$1] { print $1, $2 - before[$1] }' \
 		"$BENCH_WORK/counters.before" - > "$out/$name.counters"
-	report() {
-		perf report -i /tmp/perf.data --kallsyms=/proc/kallsyms --stdio -g none "$@" 2>/dev/null |
-			grep -v '^#' | grep -v '^$'
-	}
 	report --no-children --sort sym --percent-limit 0.5 > "$out/$name.txt"
 	report --children --sort sym --percent-limit 2 > "$out/$name.children.txt"
 	report --no-children --sort comm --percent-limit 1 > "$out/$name.comm.txt"

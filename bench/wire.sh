@@ -17,17 +17,22 @@ wire_up "$role"
 modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || fail "modprobe"
 current=
 
+# unuse: dev0 and its module gone, if any.
+unuse() {
+	[ -n "$current" ] || return 0
+	rdma link delete dev0 || fail "rdma link delete"
+	case $current in
+	softrma) rmmod softrma ;;
+	rxe) rmmod rdma_rxe ;;
+	esac || fail "rmmod $current"
+	current=
+}
+
 # use DEV: dev0 on eth0 is DEV (softrma or rxe), and only DEV's module
 # holds the port.
 use() {
 	[ "$current" = "$1" ] && return 0
-	if [ -n "$current" ]; then
-		rdma link delete dev0 || fail "rdma link delete"
-		case $current in
-		softrma) rmmod softrma ;;
-		rxe) rmmod rdma_rxe ;;
-		esac || fail "rmmod $current"
-	fi
+	unuse
 	case $1 in
 	softrma) load_softrma ;;
 	rxe) modprobe rdma_rxe || fail "modprobe rdma_rxe" ;;
@@ -69,8 +74,4 @@ else
 	echo "perftest between two guests, a serving b, median of $BENCH_ROUNDS rounds"
 	bench_table bench_run rxe-rxe softrma-softrma softrma-rxe rxe-rxe
 fi
-rdma link delete dev0
-case $current in
-softrma) rmmod softrma ;;
-rxe) rmmod rdma_rxe ;;
-esac
+unuse
