@@ -12,8 +12,12 @@
 
 #include "net.h"
 
+/*
+ * Changed under softrma_devices_lock, which nests inside RTNL; read under
+ * RCU by the data path, which looks up a device by GID for every packet it
+ * receives and every message of the local transport.
+ */
 static LIST_HEAD(softrma_devices);
-/* Protects softrma_devices.  Nests inside RTNL. */
 static DEFINE_MUTEX(softrma_devices_lock);
 /* Serialises newlink, so that one netdev never gets two devices. */
 static DEFINE_MUTEX(softrma_link_lock);
@@ -50,7 +54,7 @@ static int softrma_publish(struct softrma_dev *sdev)
 
 	rtnl_lock();
 	mutex_lock(&softrma_devices_lock);
-	list_add_tail(&sdev->list, &softrma_devices);
+	list_add_tail_rcu(&sdev->list, &softrma_devices);
 	mutex_unlock(&softrma_devices_lock);
 	netdev_gone = sdev->netdev->reg_state != NETREG_REGISTERED;
 	rtnl_unlock();
@@ -62,49 +66,39 @@ static int softrma_publish(struct softrma_dev *sdev)
 	return 0;
 }
 
+/* No lookup finds @sdev, or its netdev, once this returns. */
 void softrma_list_del(struct softrma_dev *sdev)
 {
 	mutex_lock(&softrma_devices_lock);
-	list_del_init(&sdev->list);
+	list_del_rcu(&sdev->list);
 	mutex_unlock(&softrma_devices_lock);
-}
-
-/*
- * The softrma device in network namespace @net whose port has @gid; devices
- * lock held.  Devices in other namespaces are reached through the network.
- */
-static struct softrma_dev *softrma_find_by_gid_locked(struct net *net,
-						      const union ib_gid *gid)
-{
-	const struct ib_gid_attr *attr;
-	struct softrma_dev *sdev;
-
-	lockdep_assert_held(&softrma_devices_lock);
-	list_for_each_entry(sdev, &softrma_devices, list) {
-		if (!net_eq(dev_net(sdev->netdev), net))
-			continue;
-		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     SOFTRMA_PORT, NULL);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
-			return sdev;
-		}
-	}
-	return NULL;
+	synchronize_rcu();
 }
 
 /* The device in @net that owns @gid, with a registration reference. */
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid)
 {
+	const struct ib_gid_attr *attr;
 	struct softrma_dev *sdev;
 
-	mutex_lock(&softrma_devices_lock);
-	sdev = softrma_find_by_gid_locked(net, gid);
-	if (sdev && !ib_device_try_get(&sdev->ib_dev))
-		sdev = NULL;
-	mutex_unlock(&softrma_devices_lock);
+	rcu_read_lock();
+	list_for_each_entry_rcu(sdev, &softrma_devices, list) {
+		if (!net_eq(dev_net(sdev->netdev), net))
+			continue;
+		attr = rdma_find_gid_by_port(&sdev->ib_dev, gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     SOFTRMA_PORT, NULL);
+		if (IS_ERR(attr))
+			continue;
+		rdma_put_gid_attr(attr);
+		if (!ib_device_try_get(&sdev->ib_dev))
+			sdev = NULL;
+		goto out;
+	}
+	sdev = NULL;
+out:
+	rcu_read_unlock();
 	return sdev;
 }
 
