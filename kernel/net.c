@@ -272,35 +272,56 @@ static bool softrma_gid_is_ipv4(const union ib_gid *gid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
 }
 
+/*
+ * The routes of @av: looked up, or taken from @cache (NULL: none) when it
+ * holds one still valid.  BH off, for the cache's per-CPU entries.
+ */
 static struct dst_entry *softrma_net_route4(struct net *net,
 					    struct net_device *ndev,
 					    const struct softrma_av *av,
+					    struct dst_cache *cache,
 					    struct flowi4 *fl)
 {
+	struct dst_entry *dst = cache ? dst_cache_get(cache) : NULL;
 	struct rtable *rt;
 
+	lockdep_assert_in_softirq();
 	memcpy(&fl->saddr, &av->sgid.raw[12], sizeof(fl->saddr));
 	memcpy(&fl->daddr, &av->dgid.raw[12], sizeof(fl->daddr));
+	if (dst)
+		return dst;
 	fl->flowi4_proto = IPPROTO_UDP;
 	if (ipv4_is_multicast(fl->daddr))
 		fl->flowi4_oif = ndev->ifindex;	/* the device's port */
 	rt = ip_route_output_key(net, fl);
-	return IS_ERR(rt) ? NULL : &rt->dst;
+	if (IS_ERR(rt))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl->saddr);
+	return &rt->dst;
 }
 
 static struct dst_entry *softrma_net_route6(struct net *net,
 					    struct net_device *ndev,
 					    const struct softrma_av *av,
+					    struct dst_cache *cache,
 					    struct flowi6 *fl)
 {
-	struct dst_entry *dst;
+	struct dst_entry *dst = cache ? dst_cache_get(cache) : NULL;
 
+	lockdep_assert_in_softirq();
 	memcpy(&fl->saddr, av->sgid.raw, sizeof(fl->saddr));
 	memcpy(&fl->daddr, av->dgid.raw, sizeof(fl->daddr));
+	if (dst)
+		return dst;
 	fl->flowi6_proto = IPPROTO_UDP;
 	fl->flowi6_oif = ndev->ifindex;		/* link-local GIDs */
 	dst = ip6_dst_lookup_flow(net, NULL, fl, NULL);
-	return IS_ERR(dst) ? NULL : dst;
+	if (IS_ERR(dst))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip6(cache, dst, &fl->saddr);
+	return dst;
 }
 
 static void softrma_net_push_ipv4(struct sk_buff *skb, struct net *net,
@@ -412,6 +433,7 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->netdev);
 	bool ipv4 = softrma_gid_is_ipv4(&av->sgid);
+	struct dst_cache *cache = NULL;
 	struct dst_entry *dst;
 	struct sk_buff *skb;
 	struct flowi4 fl4 = {};
@@ -419,8 +441,13 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 
 	if (ipv4 != softrma_gid_is_ipv4(&av->dgid))
 		return false;
-	dst = ipv4 ? softrma_net_route4(net, sdev->netdev, av, &fl4) :
-		     softrma_net_route6(net, sdev->netdev, av, &fl6);
+	/* A connected QP sends only on its path, whose route it keeps. */
+	if (qp->wire && av == &qp->path)
+		cache = &qp->wire->route;
+	local_bh_disable();
+	dst = ipv4 ? softrma_net_route4(net, sdev->netdev, av, cache, &fl4) :
+		     softrma_net_route6(net, sdev->netdev, av, cache, &fl6);
+	local_bh_enable();
 	if (!dst)
 		return false;
 	skb = softrma_net_build(dst, pkt, payload, off);

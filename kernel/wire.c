@@ -22,7 +22,8 @@ int softrma_wire_create(struct softrma_qp *qp)
 	if (!w)
 		return -ENOMEM;
 	w->sqes = kvmalloc_array(SOFTRMA_WIRE_WQES, qp->sq.stride, gfp);
-	if (!w->sqes) {
+	if (!w->sqes || dst_cache_init(&w->route, gfp)) {
+		kvfree(w->sqes);
 		kvfree(w);
 		return -ENOMEM;
 	}
@@ -101,8 +102,10 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 	lockdep_assert_held(&qp->rq_lock);
 	if (!w)
 		return;
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		WRITE_ONCE(qp->on_wire, softrma_wire_wanted(qp, &qp->path.dgid));
+		dst_cache_reset(&w->route);
+	}
 	if (mask & IB_QP_PATH_MTU)
 		w->mtu = ib_mtu_enum_to_int(attr->path_mtu);
 	if (mask & IB_QP_RQ_PSN) {
@@ -144,6 +147,7 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	softrma_wire_resp_reset(qp);
 	mutex_unlock(&qp->rq_lock);
 	mutex_unlock(&qp->sq_lock);
+	dst_cache_destroy(&w->route);
 	kvfree(w->sqes);
 	kvfree(w);
 	qp->wire = NULL;

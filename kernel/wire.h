@@ -10,6 +10,8 @@
 #ifndef SOFTRMA_WIRE_H
 #define SOFTRMA_WIRE_H
 
+#include <net/dst_cache.h>
+
 #include "proto/rsrc.h"
 #include "proto/seq.h"
 #include "net.h"
@@ -65,6 +67,7 @@ struct softrma_wire_resp {
 struct softrma_wire {
 	struct softrma_qp *qp;
 	u32 mtu;			/* path MTU in bytes */
+	struct dst_cache route;		/* of qp->path; BH off around it */
 	/* requester and completer: under sq_lock */
 	void *sqes;			/* the kernel copies of wqe[].sqe */
 	u32 next_index;			/* SQ index of the next entry to take */
