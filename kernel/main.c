@@ -213,20 +213,35 @@ static void softrma_unregister_all(void)
 	}
 }
 
+/*
+ * The data path runs in work items: received packets, the requester's runs,
+ * the responder's answers, timers.  Applications busy-poll their CQs while
+ * they wait for it, so its workers run at high priority, as a NIC's
+ * interrupts and softirqs would, rather than take turns with the pollers.
+ */
+struct workqueue_struct *softrma_wq;
+
 static int __init softrma_init(void)
 {
 	int err;
 
+	softrma_wq = alloc_workqueue("softrma", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!softrma_wq)
+		return -ENOMEM;
 	err = softrma_net_init();
 	if (err)
-		return err;
+		goto err_wq;
 	err = register_netdevice_notifier(&softrma_netdev_nb);
-	if (err) {
-		softrma_net_cleanup();
-		return err;
-	}
+	if (err)
+		goto err_net;
 	rdma_link_register(&softrma_link_ops);
 	return 0;
+
+err_net:
+	softrma_net_cleanup();
+err_wq:
+	destroy_workqueue(softrma_wq);
+	return err;
 }
 
 static void __exit softrma_exit(void)
@@ -235,6 +250,7 @@ static void __exit softrma_exit(void)
 	softrma_unregister_all();
 	unregister_netdevice_notifier(&softrma_netdev_nb);
 	softrma_net_cleanup();
+	destroy_workqueue(softrma_wq);
 }
 
 module_init(softrma_init);

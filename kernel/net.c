@@ -134,7 +134,7 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
 		       skb);
-	queue_work(system_unbound_wq, &ns->rx_work);
+	queue_work(softrma_wq, &ns->rx_work);
 	return 0;
 
 drop:

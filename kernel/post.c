@@ -120,7 +120,7 @@ static int softrma_post_kernel_send(struct softrma_qp *qp,
 	spin_unlock_irqrestore(&qp->post_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	queue_work(system_unbound_wq, &qp->work);
+	queue_work(softrma_wq, &qp->work);
 	return err;
 }
 
@@ -184,6 +184,6 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	if (state == IB_QPS_ERR)
-		queue_work(system_unbound_wq, &qp->work);
+		queue_work(softrma_wq, &qp->work);
 	return err;
 }

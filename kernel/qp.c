@@ -52,7 +52,7 @@ static void softrma_qp_work(struct work_struct *work)
 void softrma_qp_schedule(struct softrma_qp *qp)
 {
 	if (!READ_ONCE(qp->dying))
-		queue_work(system_unbound_wq, &qp->work);
+		queue_work(softrma_wq, &qp->work);
 }
 
 /* Moves @qp to the error state; its queues are flushed from a work item. */

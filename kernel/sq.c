@@ -224,7 +224,7 @@ bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 	}
 	qp->rnr_wait = true;
 	if (!qp->dying)
-		queue_delayed_work(system_unbound_wq, &qp->rnr_work,
+		queue_delayed_work(softrma_wq, &qp->rnr_work,
 				   usecs_to_jiffies(roce_rnr_timer_us(timer)));
 	return true;
 }

@@ -110,7 +110,7 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 		 */
 		smp_store_release(&r->ack_waits, false);
 		if (!READ_ONCE(qp->dying))
-			queue_work(system_unbound_wq, &qp->wire->send_work);
+			queue_work(softrma_wq, &qp->wire->send_work);
 	}
 	return false;
 }
@@ -150,7 +150,7 @@ void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget)
 {
 	if (softrma_wire_answer_send(qp, budget) && !READ_ONCE(qp->dying))
-		queue_work(system_unbound_wq, &qp->wire->answer_work);
+		queue_work(softrma_wq, &qp->wire->answer_work);
 }
 
 void softrma_wire_answer_work(struct work_struct *work)

@@ -34,9 +34,9 @@ void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
 	if (!timeout || qp->dying || !softrma_qp_is_reliable(qp))
 		return;
 	if (restart)
-		mod_delayed_work(system_unbound_wq, dw, timeout);
+		mod_delayed_work(softrma_wq, dw, timeout);
 	else
-		queue_delayed_work(system_unbound_wq, dw, timeout);
+		queue_delayed_work(softrma_wq, dw, timeout);
 }
 
 /* Completes the oldest WQE in flight, and lets go of its memory. */
@@ -345,7 +345,7 @@ void softrma_wire_kick(struct softrma_qp *qp)
 {
 	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->dying)
-		queue_work(system_unbound_wq, &qp->wire->send_work);
+		queue_work(softrma_wq, &qp->wire->send_work);
 }
 
 /*
