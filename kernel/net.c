@@ -9,11 +9,15 @@
  *
  * Transmit builds the IP and UDP headers here, so that the ICRC covers the
  * headers as they go out, and hands the packet to ip_local_out().  Receive
- * takes packets from the socket in softirq context and processes them from a
- * work item, because the responder sleeps.  Responses (acknowledgements,
- * READ responses) wait in a queue of their own that goes first: an ACK
- * queued behind the window of requests it answers would hold the
- * requester back until they are all placed.
+ * takes packets from the socket in softirq context and processes them in
+ * process context, because the responder sleeps: in a work item, or, as
+ * NAPI's busy polling does, in the doorbell of a QP on the wire, whose
+ * application waits for these packets anyway and would otherwise wait for
+ * the work to be scheduled too.  One context at a time processes a
+ * namespace's packets, so that each QP's stay in order.  Responses
+ * (acknowledgements, READ responses) wait in a queue of their own that goes
+ * first: an ACK queued behind the window of requests it answers would hold
+ * the requester back until they are all placed.
  *
  * Datagrams (UD, GSI) are sent and delivered here; packets of connected
  * QPs go to the wire transport (wire.c), over IPv4 and IPv6 alike.
@@ -42,8 +46,13 @@ struct softrma_netsock {
 	struct sk_buff_head rxq_resp;	/* responses: these go first */
 	atomic_t rx_bytes;		/* truesize of the two queues */
 	atomic64_t rx_backlog_dropped;	/* for want of room in them */
+	unsigned long rx_flags;		/* SOFTRMA_NET_RX_BUSY */
+	struct task_struct *rx_owner;	/* the context that holds it */
 	struct work_struct rx_work;
 };
+
+/* A context processes the namespace's received packets. */
+#define SOFTRMA_NET_RX_BUSY	0
 
 static bool force_wire;
 module_param(force_wire, bool, 0644);
@@ -64,6 +73,9 @@ static DEFINE_MUTEX(softrma_netsocks_lock);
  */
 #define SOFTRMA_NET_RX_BYTES	(32 << 20)
 
+/* Received packets a doorbell processes at most. */
+#define SOFTRMA_NET_POLL_PKTS	64
+
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
@@ -78,28 +90,80 @@ static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
 	return skb;
 }
 
-static void softrma_net_rx_work(struct work_struct *work)
+static bool softrma_net_rx_pending(const struct softrma_netsock *ns)
 {
-	struct softrma_netsock *ns = container_of(work, struct softrma_netsock,
-						  rx_work);
+	return !skb_queue_empty_lockless(&ns->rxq_resp) ||
+	       !skb_queue_empty_lockless(&ns->rxq);
+}
+
+/* Makes the caller the context that processes received packets, if none is. */
+static bool softrma_net_rx_claim(struct softrma_netsock *ns)
+{
+	if (test_and_set_bit_lock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags))
+		return false;
+	WRITE_ONCE(ns->rx_owner, current);
+	return true;
+}
+
+/*
+ * Processes at most @budget received packets and gives up the claim; what
+ * is left, and what arrived while the claim kept the work from being
+ * queued, is left to the work.
+ */
+static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
+{
 	struct sk_buff *skb;
 
-	while ((skb = softrma_net_rx_next(ns))) {
+	while (budget-- && (skb = softrma_net_rx_next(ns))) {
 		softrma_net_rx_one(ns, skb);
 		kfree_skb(skb);
 		cond_resched();
 	}
+	WRITE_ONCE(ns->rx_owner, NULL);
+	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
+	smp_mb__after_atomic();		/* the flag, then the queues */
+	wake_up_bit(&ns->rx_flags, SOFTRMA_NET_RX_BUSY);
+	if (softrma_net_rx_pending(ns))
+		queue_work(softrma_wq, &ns->rx_work);
+}
+
+static void softrma_net_rx_work(struct work_struct *work)
+{
+	struct softrma_netsock *ns = container_of(work, struct softrma_netsock,
+						  rx_work);
+
+	if (softrma_net_rx_claim(ns))
+		softrma_net_rx_drain(ns, U32_MAX);
+}
+
+/**
+ * softrma_net_doorbell() - Runs the send queue of a QP on the wire.
+ * @qp: the QP whose application rang its doorbell
+ *
+ * Then processes what the namespace received meanwhile, the answers to what
+ * was sent among it, unless another context is doing so: with the claim
+ * taken first, the packets sent do not wake the work for their answers.
+ *
+ * Context: Process context, no locks held.
+ */
+void softrma_net_doorbell(struct softrma_qp *qp)
+{
+	struct softrma_netsock *ns = to_sdev(qp->ibqp.device)->netsock;
+	bool claimed = softrma_net_rx_claim(ns);
+
+	softrma_sq_run(qp);
+	if (claimed)
+		softrma_net_rx_drain(ns, SOFTRMA_NET_POLL_PKTS);
 }
 
 /*
- * Whether this is a namespace's receive worker, which every RoCE packet of
- * the namespace waits for: nothing in it may wait for a user's accesses.
+ * Whether this is the context that processes @sdev's received packets, on
+ * which every RoCE packet of its namespace waits: nothing in it may wait
+ * for a user's accesses.
  */
-bool softrma_net_in_rx_worker(void)
+bool softrma_net_in_rx(const struct softrma_dev *sdev)
 {
-	struct work_struct *work = current_work();
-
-	return work && work->func == softrma_net_rx_work;
+	return READ_ONCE(sdev->netsock->rx_owner) == current;
 }
 
 u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns)
@@ -134,7 +198,10 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
 		       skb);
-	queue_work(softrma_wq, &ns->rx_work);
+	/* A context processing packets takes this one, or leaves it to the work. */
+	smp_mb();			/* the queue, then the flag */
+	if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags))
+		queue_work(softrma_wq, &ns->rx_work);
 	return 0;
 
 drop:
@@ -180,9 +247,13 @@ static void softrma_net_close(struct softrma_netsock *ns)
 	ns->sock4 = NULL;
 	ns->sock6 = NULL;
 	synchronize_rcu();
-	cancel_work_sync(&ns->rx_work);
+	/* Nothing is queued any more: wait for the context processing it. */
+	wait_on_bit_lock(&ns->rx_flags, SOFTRMA_NET_RX_BUSY,
+			 TASK_UNINTERRUPTIBLE);
 	while ((skb = softrma_net_rx_next(ns)))
 		kfree_skb(skb);
+	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
+	cancel_work_sync(&ns->rx_work);
 }
 
 struct softrma_netsock *softrma_net_get(struct net *net)

@@ -14,7 +14,8 @@ void softrma_net_cleanup(void);
 struct softrma_netsock *softrma_net_get(struct net *net);
 void softrma_net_put(struct softrma_netsock *ns);
 bool softrma_net_forced(void);
-bool softrma_net_in_rx_worker(void);
+void softrma_net_doorbell(struct softrma_qp *qp);
+bool softrma_net_in_rx(const struct softrma_dev *sdev);
 u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns);
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg);
 

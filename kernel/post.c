@@ -7,7 +7,7 @@
  * atomic context.
  */
 
-#include "msg.h"
+#include "net.h"
 
 static int softrma_sqe_set_dest(struct softrma_qp *qp, struct softrma_sqe *sqe,
 				const struct ib_send_wr *wr)
@@ -139,7 +139,10 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	softrma_sq_run(qp);
+	if (READ_ONCE(qp->on_wire))
+		softrma_net_doorbell(qp);
+	else
+		softrma_sq_run(qp);
 	return 0;
 }
 

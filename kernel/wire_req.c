@@ -270,7 +270,7 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 		      roce_wr_op(sqe->opcode)->local))
 		return false;
 	/* An invalidation or a bind waits for the accesses in progress. */
-	if (roce_wr_op(sqe->opcode)->local && softrma_net_in_rx_worker()) {
+	if (roce_wr_op(sqe->opcode)->local && softrma_net_in_rx(to_sdev(qp->ibqp.device))) {
 		softrma_wire_kick(qp);
 		return false;
 	}

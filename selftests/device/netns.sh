@@ -4,7 +4,8 @@
 # namespaces joined by a veth pair.  Each namespace gets its own RoCEv2
 # socket, devices in different namespaces reach each other only through the
 # network (ibv_ud_pingpong, with the packets captured on the veth and every
-# ICRC checked), and deleting a namespace takes its device with it.
+# ICRC checked), and deleting a namespace takes its device with it, also
+# while processes of another namespace send RC packets through it.
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
@@ -22,9 +23,33 @@ capture_check
 sent=$(port_counter softa sent_pkts)
 [ "${sent:-0}" -ge 100 ] || fail "softa sent $sent packets, want at least 100"
 
+# Devices are shared between namespaces: processes of init_net run RC
+# traffic between softa and softb, through the veth, while the namespaces
+# go.  Each namespace's socket closes while the processes' doorbells and the
+# work receive its packets; the devices go, and the runner finds nothing
+# left and softrma unloading.
+before=$(port_counter softa rcvd_pkts)
+ib_write_bw -d softa -x "$ga" -D 60 > /tmp/server.log 2>&1 &
+spid=$!
+for _ in $(seq 100); do
+	listening "$spid" && break
+	sleep 0.1
+done
+ib_write_bw -d softb -x "$gb" -D 60 127.0.0.1 > /tmp/client.log 2>&1 &
+cpid=$!
+for _ in $(seq "$(bound 100)"); do
+	[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] && break
+	sleep 0.1
+done
+[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] ||
+	fail "no RC traffic between the namespaces: $(tail -n 3 /tmp/client.log)"
+
 # A namespace that goes takes its device (its veth end goes with it).
 ip netns del nsa
 wait_gone softa
 ip netns del nsb
 wait_gone softb
-info "deleting the namespaces removed their devices"
+kill_tree "$spid"
+kill_tree "$cpid"
+wait
+info "deleting the namespaces under RC traffic removed their devices"
