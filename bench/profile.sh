@@ -5,7 +5,8 @@
 # -a -g around the perftest client) of DEV:TOOL:SIZE runs on the devices of
 # bench/devices.sh.  For each, in $SOFTRMA_VM_OUT: NAME.txt, the symbols
 # by their own share of the samples; NAME.children.txt, by the share of
-# the samples under them; NAME.comm.txt, by task; NAME.client, perftest's
+# the samples under them; NAME.callers.txt, the callers of those above 3 %;
+# NAME.comm.txt, by task; NAME.client, perftest's
 # output; NAME.counters, what the run added to a softrma device's counters.
 # Runs are PROFILE_SCALE (10) times as long as the bench's, so that the
 # steady state outweighs perftest's setup in the samples.  perf.data stays
@@ -52,6 +53,9 @@ for spec in "$@"; do
 	report --no-children --sort sym --percent-limit 0.5 > "$out/$name.txt"
 	report --children --sort sym --percent-limit 2 > "$out/$name.children.txt"
 	report --no-children --sort comm --percent-limit 1 > "$out/$name.comm.txt"
+	# Who calls each symbol above 3 %, by the callers' share of its samples.
+	report --no-children --sort sym --percent-limit 3 -g graph,0.5,callee \
+		> "$out/$name.callers.txt"
 	rm -f /tmp/perf.data
 	echo "$name: $v $(bench_unit "$tool" "$size"); top symbols:"
 	head -n 12 "$out/$name.txt"
