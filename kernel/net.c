@@ -42,6 +42,7 @@ struct softrma_netsock {
 	struct net *net;		/* not held: the socket goes with it */
 	struct socket *sock4;		/* NULL: port taken, or the net is gone */
 	struct socket *sock6;
+	spinlock_t rx_lock;		/* of both queues */
 	struct sk_buff_head rxq;	/* requests, datagrams */
 	struct sk_buff_head rxq_resp;	/* responses: these go first */
 	atomic_t rx_bytes;		/* truesize of the two queues */
@@ -83,8 +84,15 @@ static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb);
 
 static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
 {
-	struct sk_buff *skb = skb_dequeue(&ns->rxq_resp) ?: skb_dequeue(&ns->rxq);
+	struct sk_buff *skb;
 
+	/*
+	 * Under one lock: a request must not go before a response that came
+	 * before it, and both could come between two dequeues.
+	 */
+	spin_lock_bh(&ns->rx_lock);
+	skb = __skb_dequeue(&ns->rxq_resp) ?: __skb_dequeue(&ns->rxq);
+	spin_unlock_bh(&ns->rx_lock);
 	if (skb)
 		atomic_sub(skb->truesize, &ns->rx_bytes);
 	return skb;
@@ -196,8 +204,10 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		atomic64_inc(&ns->rx_backlog_dropped);
 		goto drop;
 	}
-	skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
-		       skb);
+	spin_lock(&ns->rx_lock);
+	__skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
+			 skb);
+	spin_unlock(&ns->rx_lock);
 	/* A context processing packets takes this one, or leaves it to the work. */
 	smp_mb();			/* the queue, then the flag */
 	if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags))
@@ -270,8 +280,9 @@ struct softrma_netsock *softrma_net_get(struct net *net)
 	if (ns) {
 		refcount_set(&ns->ref, 1);
 		ns->net = net;
-		skb_queue_head_init(&ns->rxq);
-		skb_queue_head_init(&ns->rxq_resp);
+		spin_lock_init(&ns->rx_lock);
+		__skb_queue_head_init(&ns->rxq);
+		__skb_queue_head_init(&ns->rxq_resp);
 		INIT_WORK(&ns->rx_work, softrma_net_rx_work);
 		ns->sock4 = softrma_net_open(ns, AF_INET);
 		ns->sock6 = softrma_net_open(ns, AF_INET6);
