@@ -4,8 +4,8 @@
 #
 #   local   softrma0, softrma's local transport (one copy, no packets)
 #   wire    softw, softrma with force_wire: every request a RoCEv2 packet
-#           with its ICRC, through the IP stack and the lo of a namespace of
-#           its own (rdma_rxe holds UDP port 4791 in init_net)
+#           with its ICRC, looped back past the IP stack (as rdma_rxe's) in
+#           a namespace of its own (rdma_rxe holds UDP port 4791 in init_net)
 #   rxe     rxe0, rdma_rxe
 #   siw     siw0, rdma_siw built out of tree (scripts/build-siw.sh), with
 #           rdma_cm (-R) as iWARP needs; left out when it is not built

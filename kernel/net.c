@@ -190,19 +190,18 @@ static bool softrma_net_is_response(const struct sk_buff *skb)
 }
 
 /*
- * Softirq: keep the packet for the work item, unless the work is that far
- * behind (a flood): then drop it, as a full NIC ring would.
+ * Keeps a received packet for the context that processes them, unless that
+ * is so far behind (a flood) that it must be dropped, as a full NIC ring
+ * would drop it.
  */
-static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
+static void softrma_net_rx_queue(struct softrma_netsock *ns, struct sk_buff *skb)
 {
-	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
-
-	if (!ns)
-		goto drop;
+	lockdep_assert_in_softirq();
 	if (atomic_add_return(skb->truesize, &ns->rx_bytes) > SOFTRMA_NET_RX_BYTES) {
 		atomic_sub(skb->truesize, &ns->rx_bytes);
 		atomic64_inc(&ns->rx_backlog_dropped);
-		goto drop;
+		kfree_skb(skb);
+		return;
 	}
 	spin_lock(&ns->rx_lock);
 	__skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
@@ -212,10 +211,16 @@ static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	smp_mb();			/* the queue, then the flag */
 	if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags))
 		queue_work(softrma_wq, &ns->rx_work);
-	return 0;
+}
 
-drop:
-	kfree_skb(skb);
+static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
+
+	if (ns)
+		softrma_net_rx_queue(ns, skb);
+	else
+		kfree_skb(skb);
 	return 0;
 }
 
@@ -248,14 +253,16 @@ static struct socket *softrma_net_open(struct softrma_netsock *ns, int family)
 /* Closes the socket, then lets no packet of it be processed any more. */
 static void softrma_net_close(struct softrma_netsock *ns)
 {
+	struct socket *sock4 = ns->sock4, *sock6 = ns->sock6;
 	struct sk_buff *skb;
 
-	if (ns->sock4)
-		udp_tunnel_sock_release(ns->sock4);
-	if (ns->sock6)
-		udp_tunnel_sock_release(ns->sock6);
-	ns->sock4 = NULL;
-	ns->sock6 = NULL;
+	/* Looped-back packets see the sockets gone before they are. */
+	WRITE_ONCE(ns->sock4, NULL);
+	WRITE_ONCE(ns->sock6, NULL);
+	if (sock4)
+		udp_tunnel_sock_release(sock4);
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
 	synchronize_rcu();
 	/* Nothing is queued any more: wait for the context processing it. */
 	wait_on_bit_lock(&ns->rx_flags, SOFTRMA_NET_RX_BUSY,
@@ -313,7 +320,7 @@ static void __net_exit softrma_net_exit(struct net *net)
 	list_for_each_entry(ns, &softrma_netsocks, list)
 		if (ns->net == net) {
 			softrma_net_close(ns);
-			ns->net = NULL;
+			WRITE_ONCE(ns->net, NULL);
 		}
 	mutex_unlock(&softrma_netsocks_lock);
 }
@@ -507,6 +514,36 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	return skb;
 }
 
+/*
+ * A packet whose route ends on this host, for the port this namespace's
+ * socket holds, goes to the receive queue as the IP stack would put it
+ * there, without passing through it (rdma_rxe's loopback does the same).
+ * Its ICRC stays: the receiver checks it as it checks every packet's.
+ * Returns false when the packet must take the stack: its route leaves the
+ * host, another socket (rdma_rxe's) holds the port, or someone captures
+ * on the loopback device and should see it.
+ */
+static bool softrma_net_loop(struct softrma_netsock *ns, struct net *net,
+			     struct dst_entry *dst, struct sk_buff *skb,
+			     bool ipv4)
+{
+	bool looped = false;
+
+	if (!(dst->dev->flags & IFF_LOOPBACK) || dev_nit_active(dst->dev))
+		return false;
+	/* BH off: softrma_net_close() waits out this section. */
+	local_bh_disable();
+	if (READ_ONCE(ns->net) == net &&
+	    (ipv4 ? READ_ONCE(ns->sock4) : READ_ONCE(ns->sock6))) {
+		skb->skb_iif = dst->dev->ifindex;	/* as lo would give it */
+		dst_release(dst);
+		softrma_net_rx_queue(ns, skb);
+		looped = true;
+	}
+	local_bh_enable();
+	return looped;
+}
+
 /* The packet @pkt of @qp, on its way to @av; false when it cannot go out. */
 static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 			     const struct roce_pkt *pkt,
@@ -543,6 +580,8 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	else
 		softrma_net_push_ipv6(skb, av, &fl6);
 	softrma_net_set_icrc(skb, !ipv4, pkt->opcode);
+	if (softrma_net_loop(sdev->netsock, net, dst, skb, ipv4))
+		return true;
 	skb_dst_set(skb, dst);
 	return (ipv4 ? ip_local_out(net, NULL, skb) :
 		       ip6_local_out(net, NULL, skb)) >= 0;

@@ -24,11 +24,31 @@ sent=$(port_counter softa sent_pkts)
 [ "${sent:-0}" -ge 100 ] || fail "softa sent $sent packets, want at least 100"
 
 # Devices are shared between namespaces: processes of init_net run RC
-# traffic between softa and softb, through the veth, while the namespaces
-# go.  Each namespace's socket closes while the processes' doorbells and the
-# work receive its packets; the devices go, and the runner finds nothing
-# left and softrma unloading.
+# traffic between softa and softb, through the veth, and with force_wire
+# from softa to itself, looped back to nsa's socket without the IP stack,
+# while the namespaces go.  Each namespace's socket closes while the
+# processes' doorbells and the work receive its packets and doorbells loop
+# packets back to it; the devices go, and the runner finds nothing left and
+# softrma unloading.
 before=$(port_counter softa rcvd_pkts)
+echo 1 > /sys/module/softrma/parameters/force_wire
+ib_write_bw -d softa -x "$ga" -D 60 -p 18600 > /tmp/lserver.log 2>&1 &
+lspid=$!
+for _ in $(seq 100); do
+	listening "$lspid" && break
+	sleep 0.1
+done
+ib_write_bw -d softa -x "$ga" -D 60 -p 18600 127.0.0.1 > /tmp/lclient.log 2>&1 &
+lcpid=$!
+for _ in $(seq "$(bound 100)"); do
+	[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] && break
+	sleep 0.1
+done
+echo 0 > /sys/module/softrma/parameters/force_wire
+[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] ||
+	fail "no RC traffic looped back on softa: $(tail -n 3 /tmp/lclient.log)"
+
+before=$(port_counter softb rcvd_pkts)
 ib_write_bw -d softa -x "$ga" -D 60 > /tmp/server.log 2>&1 &
 spid=$!
 for _ in $(seq 100); do
@@ -38,10 +58,10 @@ done
 ib_write_bw -d softb -x "$gb" -D 60 127.0.0.1 > /tmp/client.log 2>&1 &
 cpid=$!
 for _ in $(seq "$(bound 100)"); do
-	[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] && break
+	[ "$(port_counter softb rcvd_pkts)" -gt $((before + 1000)) ] && break
 	sleep 0.1
 done
-[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] ||
+[ "$(port_counter softb rcvd_pkts)" -gt $((before + 1000)) ] ||
 	fail "no RC traffic between the namespaces: $(tail -n 3 /tmp/client.log)"
 
 # A namespace that goes takes its device (its veth end goes with it).
@@ -49,7 +69,8 @@ ip netns del nsa
 wait_gone softa
 ip netns del nsb
 wait_gone softb
-kill_tree "$spid"
-kill_tree "$cpid"
+for pid in "$spid" "$cpid" "$lspid" "$lcpid"; do
+	kill_tree "$pid"
+done
 wait
-info "deleting the namespaces under RC traffic removed their devices"
+info "deleting the namespaces under RC traffic, looped back and through the veth, removed their devices"
