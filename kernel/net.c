@@ -49,6 +49,7 @@ struct softrma_netsock {
 	atomic64_t rx_backlog_dropped;	/* for want of room in them */
 	unsigned long rx_flags;		/* SOFTRMA_NET_RX_BUSY */
 	struct task_struct *rx_owner;	/* the context that holds it */
+	atomic_t rx_doorbells;		/* that claim it after they send */
 	struct work_struct rx_work;
 };
 
@@ -104,6 +105,18 @@ static bool softrma_net_rx_pending(const struct softrma_netsock *ns)
 	       !skb_queue_empty_lockless(&ns->rxq);
 }
 
+/*
+ * Queued packets are taken by the context that holds the claim, or by a
+ * doorbell that claims once it has sent (softrma_net_doorbell()), or else
+ * by the work.  After a full barrier that follows their queueing.
+ */
+static void softrma_net_rx_wake(struct softrma_netsock *ns)
+{
+	if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags) &&
+	    !atomic_read(&ns->rx_doorbells))
+		queue_work(softrma_wq, &ns->rx_work);
+}
+
 /* Makes the caller the context that processes received packets, if none is. */
 static bool softrma_net_rx_claim(struct softrma_netsock *ns)
 {
@@ -132,7 +145,7 @@ static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
 	smp_mb__after_atomic();		/* the flag, then the queues */
 	wake_up_bit(&ns->rx_flags, SOFTRMA_NET_RX_BUSY);
 	if (softrma_net_rx_pending(ns))
-		queue_work(softrma_wq, &ns->rx_work);
+		softrma_net_rx_wake(ns);
 }
 
 static void softrma_net_rx_work(struct work_struct *work)
@@ -151,6 +164,11 @@ static void softrma_net_rx_work(struct work_struct *work)
  * Then processes what the namespace received meanwhile, the answers to what
  * was sent among it, unless another context is doing so: with the claim
  * taken first, the packets sent do not wake the work for their answers.
+ * When another context holds it (the peer's doorbell, on another CPU,
+ * finishing its own exchange), the doorbell counts itself in
+ * ns->rx_doorbells while it sends, which keeps its packets from waking the
+ * work, and claims once it has sent; if the other context still holds the
+ * claim then, that context finds the packets when it gives the claim up.
  *
  * Context: Process context, no locks held.
  */
@@ -159,7 +177,15 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 	struct softrma_netsock *ns = to_sdev(qp->ibqp.device)->netsock;
 	bool claimed = softrma_net_rx_claim(ns);
 
-	softrma_sq_run(qp);
+	if (claimed) {
+		softrma_sq_run(qp);
+	} else {
+		atomic_inc(&ns->rx_doorbells);
+		softrma_sq_run(qp);
+		atomic_dec(&ns->rx_doorbells);
+		smp_mb__after_atomic();	/* the count, then the flag */
+		claimed = softrma_net_rx_claim(ns);
+	}
 	if (claimed)
 		softrma_net_rx_drain(ns, SOFTRMA_NET_POLL_PKTS);
 }
@@ -207,10 +233,8 @@ static void softrma_net_rx_queue(struct softrma_netsock *ns, struct sk_buff *skb
 	__skb_queue_tail(softrma_net_is_response(skb) ? &ns->rxq_resp : &ns->rxq,
 			 skb);
 	spin_unlock(&ns->rx_lock);
-	/* A context processing packets takes this one, or leaves it to the work. */
-	smp_mb();			/* the queue, then the flag */
-	if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags))
-		queue_work(softrma_wq, &ns->rx_work);
+	smp_mb();			/* the queue, then the flag and the count */
+	softrma_net_rx_wake(ns);
 }
 
 static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
