@@ -78,6 +78,7 @@ struct softrma_wire {
 	u32 window;			/* packets unacknowledged at once, now */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
+	unsigned long retrans_at;	/* jiffies: the ACK timeout's deadline */
 	struct delayed_work retrans_work;
 	struct work_struct send_work;	/* the requester, kicked by the completer */
 	struct work_struct answer_work;	/* the responder's answers left to send */

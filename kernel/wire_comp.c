@@ -284,6 +284,12 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0 ||
 	    !softrma_wire_head(qp))
 		goto out;
+	if (time_before(jiffies, w->retrans_at)) {
+		/* There was progress since it was started. */
+		queue_delayed_work(softrma_wq, &w->retrans_work,
+				   w->retrans_at - jiffies);
+		goto out;
+	}
 	softrma_wire_count(qp, SOFTRMA_CNT_ACK_TIMEOUT);
 	trace_softrma_ack_timeout(qp, w->comp_psn, w->retry_left);
 	if (!w->retry_left) {

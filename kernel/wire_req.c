@@ -25,18 +25,26 @@ static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
 	return msecs_to_jiffies(DIV_ROUND_UP_ULL(4096ULL << t, NSEC_PER_MSEC));
 }
 
-/* Starts the retransmission timer, or restarts it after progress. */
+/*
+ * Starts the retransmission timer, or restarts it after progress.  A
+ * restart only moves the deadline, which the timer's work checks when it
+ * runs (and waits again if it is not there yet): modifying the pending
+ * timer on every acknowledgement was the costliest kernel function of a
+ * stream of small messages.
+ */
 void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
 {
 	unsigned long timeout = softrma_wire_timeout(qp);
-	struct delayed_work *dw = &qp->wire->retrans_work;
+	struct softrma_wire *w = qp->wire;
 
+	lockdep_assert_held(&qp->sq_lock);
 	if (!timeout || qp->dying || !softrma_qp_is_reliable(qp))
 		return;
 	if (restart)
-		mod_delayed_work(softrma_wq, dw, timeout);
-	else
-		queue_delayed_work(softrma_wq, dw, timeout);
+		w->retrans_at = jiffies + timeout;
+	if (queue_delayed_work(softrma_wq, &w->retrans_work, timeout) &&
+	    !restart)
+		w->retrans_at = jiffies + timeout;
 }
 
 /* Completes the oldest WQE in flight, and lets go of its memory. */
