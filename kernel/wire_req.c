@@ -40,10 +40,7 @@ void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
 	lockdep_assert_held(&qp->sq_lock);
 	if (!timeout || qp->dying || !softrma_qp_is_reliable(qp))
 		return;
-	if (restart)
-		w->retrans_at = jiffies + timeout;
-	if (queue_delayed_work(softrma_wq, &w->retrans_work, timeout) &&
-	    !restart)
+	if (queue_delayed_work(softrma_wq, &w->retrans_work, timeout) || restart)
 		w->retrans_at = jiffies + timeout;
 }
 

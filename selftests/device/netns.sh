@@ -23,6 +23,30 @@ capture_check
 sent=$(port_counter softa sent_pkts)
 [ "${sent:-0}" -ge 100 ] || fail "softa sent $sent packets, want at least 100"
 
+# write_bw NAME COUNTED SERVER_ARGS CLIENT_ARGS: an ib_write_bw pair of
+# init_net running for 60 s in the background (its PIDs added to $pids),
+# once the device COUNTED received 1000 more packets.
+pids=
+write_bw() {
+	before=$(port_counter "$2" rcvd_pkts)
+	# shellcheck disable=SC2086
+	ib_write_bw $3 -D 60 > "/tmp/$1.server.log" 2>&1 &
+	server=$!
+	pids="$pids $server"
+	for _ in $(seq 100); do
+		listening "$server" && break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	ib_write_bw $4 -D 60 127.0.0.1 > "/tmp/$1.client.log" 2>&1 &
+	pids="$pids $!"
+	for _ in $(seq "$(bound 100)"); do
+		[ "$(port_counter "$2" rcvd_pkts)" -gt $((before + 1000)) ] && return 0
+		sleep 0.1
+	done
+	fail "no RC traffic ($1): $(tail -n 3 "/tmp/$1.client.log")"
+}
+
 # Devices are shared between namespaces: processes of init_net run RC
 # traffic between softa and softb, through the veth, and with force_wire
 # from softa to itself, looped back to nsa's socket without the IP stack,
@@ -30,46 +54,17 @@ sent=$(port_counter softa sent_pkts)
 # processes' doorbells and the work receive its packets and doorbells loop
 # packets back to it; the devices go, and the runner finds nothing left and
 # softrma unloading.
-before=$(port_counter softa rcvd_pkts)
 echo 1 > /sys/module/softrma/parameters/force_wire
-ib_write_bw -d softa -x "$ga" -D 60 -p 18600 > /tmp/lserver.log 2>&1 &
-lspid=$!
-for _ in $(seq 100); do
-	listening "$lspid" && break
-	sleep 0.1
-done
-ib_write_bw -d softa -x "$ga" -D 60 -p 18600 127.0.0.1 > /tmp/lclient.log 2>&1 &
-lcpid=$!
-for _ in $(seq "$(bound 100)"); do
-	[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] && break
-	sleep 0.1
-done
+write_bw looped-back softa "-d softa -x $ga -p 18600" "-d softa -x $ga -p 18600"
 echo 0 > /sys/module/softrma/parameters/force_wire
-[ "$(port_counter softa rcvd_pkts)" -gt $((before + 1000)) ] ||
-	fail "no RC traffic looped back on softa: $(tail -n 3 /tmp/lclient.log)"
-
-before=$(port_counter softb rcvd_pkts)
-ib_write_bw -d softa -x "$ga" -D 60 > /tmp/server.log 2>&1 &
-spid=$!
-for _ in $(seq 100); do
-	listening "$spid" && break
-	sleep 0.1
-done
-ib_write_bw -d softb -x "$gb" -D 60 127.0.0.1 > /tmp/client.log 2>&1 &
-cpid=$!
-for _ in $(seq "$(bound 100)"); do
-	[ "$(port_counter softb rcvd_pkts)" -gt $((before + 1000)) ] && break
-	sleep 0.1
-done
-[ "$(port_counter softb rcvd_pkts)" -gt $((before + 1000)) ] ||
-	fail "no RC traffic between the namespaces: $(tail -n 3 /tmp/client.log)"
+write_bw between-namespaces softb "-d softa -x $ga" "-d softb -x $gb"
 
 # A namespace that goes takes its device (its veth end goes with it).
 ip netns del nsa
 wait_gone softa
 ip netns del nsb
 wait_gone softb
-for pid in "$spid" "$cpid" "$lspid" "$lcpid"; do
+for pid in $pids; do
 	kill_tree "$pid"
 done
 wait
