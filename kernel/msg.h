@@ -89,7 +89,9 @@ void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
 void softrma_sq_walk(struct softrma_qp *qp,
 		     int (*execute)(struct softrma_qp *qp, u64 *moved));
-void softrma_sq_run(struct softrma_qp *qp);
+u32 softrma_sq_run(struct softrma_qp *qp);
+void softrma_sq_doorbell(struct softrma_qp *qp);
+void softrma_sq_drain(struct softrma_qp *qp);
 void softrma_sq_rnr_work(struct work_struct *work);
 
 /* resp.c: the responder */

@@ -139,10 +139,11 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	softrma_count(to_sdev(ibqp->device), SOFTRMA_CNT_DOORBELLS);
 	if (READ_ONCE(qp->on_wire))
 		softrma_net_doorbell(qp);
 	else
-		softrma_sq_run(qp);
+		softrma_sq_doorbell(qp);
 	return 0;
 }
 

@@ -44,7 +44,7 @@ static void softrma_qp_work(struct work_struct *work)
 {
 	struct softrma_qp *qp = container_of(work, struct softrma_qp, work);
 
-	softrma_sq_run(qp);
+	softrma_sq_drain(qp);
 	softrma_resp_flush_err(qp);
 }
 

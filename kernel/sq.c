@@ -383,12 +383,15 @@ static const struct softrma_transport *softrma_sq_transport(struct softrma_qp *q
  * Called from the doorbell, after an RNR wait and from the QP's work.
  *
  * Context: Process context; takes @qp's sq_lock.
+ * Return: the number of entries the run took from the ring.
  */
-void softrma_sq_run(struct softrma_qp *qp)
+u32 softrma_sq_run(struct softrma_qp *qp)
 {
 	const struct softrma_transport *t;
+	u32 first;
 
 	mutex_lock(&qp->sq_lock);
+	first = qp->sq.index;
 	t = softrma_sq_transport(qp);
 	if (softrma_state_sends(softrma_qp_state(qp)))
 		t->send(qp);
@@ -396,7 +399,71 @@ void softrma_sq_run(struct softrma_qp *qp)
 		t->flush_err(qp);
 		softrma_sq_walk(qp, softrma_sq_flush_head);
 	}
+	first = qp->sq.index - first;
 	mutex_unlock(&qp->sq_lock);
+	return first;
+}
+
+/*
+ * Doorbell suppression.  A user QP's doorbell on the local transport either
+ * runs the send queue in the caller's context, which keeps the latency of
+ * one request at a system call, or hands it to the QP's work and sets
+ * SOFTRMA_RING_DRAINING in the ring, so that the provider stops ringing
+ * while the work runs on another CPU: a poster that streams then pays no
+ * system call per request.  Which one is learnt per QP: every
+ * SOFTRMA_SQ_PROBE_EVERY doorbells one is handed over, and the QP keeps
+ * handing over as long as the work finds entries posted while it ran; a
+ * run that finds none (a poster that waits for each answer, or no CPU to
+ * spare) sends the QP back to running its doorbells itself.
+ *
+ * What the kernel goes by is its own bit: the ring's flag is the user's to
+ * overwrite, and a provider that sets it only keeps its own entries from
+ * being run.
+ */
+#define SOFTRMA_SQ_PROBE_EVERY	64
+
+void softrma_sq_doorbell(struct softrma_qp *qp)
+{
+	u32 runs = READ_ONCE(qp->sq_inline_runs);
+
+	if (test_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
+		return;
+	if (runs < SOFTRMA_SQ_PROBE_EVERY) {
+		WRITE_ONCE(qp->sq_inline_runs, runs + 1);
+		softrma_sq_run(qp);
+		return;
+	}
+	if (test_and_set_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
+		return;
+	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_DOORBELL_HANDOVERS);
+	WRITE_ONCE(qp->sq.hdr->consumer_flags, SOFTRMA_RING_DRAINING);
+	softrma_qp_schedule(qp);
+}
+
+/**
+ * softrma_sq_drain() - Runs the send queue for the QP's work.
+ * @qp: the requester
+ *
+ * For a doorbell the queue is run with the flag set, then once more after
+ * the flag is cleared: an entry published before the provider could see it
+ * clear is taken by that second run, any later one comes with a doorbell.
+ *
+ * Context: Process context; takes @qp's sq_lock.
+ */
+void softrma_sq_drain(struct softrma_qp *qp)
+{
+	u32 taken;
+
+	if (!test_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain)) {
+		softrma_sq_run(qp);
+		return;
+	}
+	taken = softrma_sq_run(qp);
+	WRITE_ONCE(qp->sq.hdr->consumer_flags, 0);
+	clear_bit_unlock(SOFTRMA_SQ_DRAINING, &qp->sq_drain);
+	smp_mb__after_atomic();		/* the flag, then the producer */
+	taken += softrma_sq_run(qp);
+	WRITE_ONCE(qp->sq_inline_runs, taken > 1 ? SOFTRMA_SQ_PROBE_EVERY : 0);
 }
 
 void softrma_sq_rnr_work(struct work_struct *work)

@@ -31,6 +31,8 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_UNDO_LOG_OVERFLOWS].name = "undo_log_overflows",
 	[SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE].name = "missing_sync_to_device",
 	[SOFTRMA_CNT_MISSING_SYNC_TO_CPU].name = "missing_sync_to_cpu",
+	[SOFTRMA_CNT_DOORBELLS].name = "doorbells",
+	[SOFTRMA_CNT_DOORBELL_HANDOVERS].name = "doorbell_handovers",
 	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 

@@ -85,6 +85,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_UNDO_LOG_OVERFLOWS,
 	SOFTRMA_CNT_MISSING_SYNC_TO_DEVICE,	/* checking device: view.c */
 	SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
+	SOFTRMA_CNT_DOORBELLS,		/* user QPs' send doorbells: post.c */
+	SOFTRMA_CNT_DOORBELL_HANDOVERS,	/* of those, handed to the QP's work */
 	SOFTRMA_CNT_NUM
 };
 
@@ -307,6 +309,9 @@ struct softrma_resp_state {
 	struct softrma_seg rqe_segs[SOFTRMA_MAX_SGE];
 };
 
+/* The QP's work runs its send queue for a doorbell (sq.c). */
+#define SOFTRMA_SQ_DRAINING	0
+
 struct softrma_qp {
 	struct ib_qp ibqp;
 	struct softrma_queue sq;
@@ -336,6 +341,8 @@ struct softrma_qp {
 	bool sqd_notify;		/* SQ_DRAINED asked for; sq_lock */
 	struct delayed_work rnr_work;
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
+	unsigned long sq_drain;		/* SOFTRMA_SQ_DRAINING: sq.c */
+	u32 sq_inline_runs;		/* doorbells run inline since a handover */
 	struct softrma_users users;	/* QPN lookup + responders at work */
 	struct softrma_wire *wire;	/* RC, UC: the wire transport's state */
 	bool on_wire;			/* the peer is reached in packets */

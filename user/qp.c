@@ -464,10 +464,17 @@ static int softrma_ring_doorbell(struct softrma_qp *qp)
 	return 0;
 }
 
-/* Publishes the claimed entries and rings the doorbell; sq_lock held. */
+/*
+ * Publishes the claimed entries and rings the doorbell, unless the kernel
+ * says it is draining the queue (SOFTRMA_RING_DRAINING); sq_lock held.
+ */
 int softrma_sq_publish(struct softrma_qp *qp)
 {
 	softrma_ring_store(&qp->sq.hdr->producer, qp->sq.index);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit((_Atomic uint32_t *)&qp->sq.hdr->consumer_flags,
+				 memory_order_relaxed) & SOFTRMA_RING_DRAINING)
+		return 0;
 	return softrma_ring_doorbell(qp);
 }
 

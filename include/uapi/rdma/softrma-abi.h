@@ -30,8 +30,18 @@ struct softrma_ring_hdr {
 	__u32 producer;
 	__u32 reserved0[15];
 	__u32 consumer;
-	__u32 reserved1[15];
+	__u32 consumer_flags;	/* SOFTRMA_RING_* of the consumer; SQ only */
+	__u32 reserved1[14];
 };
+
+/*
+ * Set by the kernel in an SQ's consumer_flags while it has a context that
+ * will run the send queue without a doorbell: a producer that publishes,
+ * issues a full barrier and then finds it set need not ring.  The kernel
+ * clears it, issues a full barrier and looks at the producer index once
+ * more before that context ends.  A hint only: the kernel never reads it.
+ */
+#define SOFTRMA_RING_DRAINING	(1U << 0)
 
 /* Bytes a ring of @num entries of @stride bytes spans, before page rounding. */
 #define SOFTRMA_RING_BYTES(num, stride) \
