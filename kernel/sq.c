@@ -405,22 +405,29 @@ u32 softrma_sq_run(struct softrma_qp *qp)
 }
 
 /*
- * Doorbell suppression.  A user QP's doorbell on the local transport either
- * runs the send queue in the caller's context, which keeps the latency of
- * one request at a system call, or hands it to the QP's work and sets
- * SOFTRMA_RING_DRAINING in the ring, so that the provider stops ringing
- * while the work runs on another CPU: a poster that streams then pays no
- * system call per request.  Which one is learnt per QP: every
- * SOFTRMA_SQ_PROBE_EVERY doorbells one is handed over, and the QP keeps
- * handing over as long as the work finds entries posted while it ran; a
- * run that finds none (a poster that waits for each answer, or no CPU to
- * spare) sends the QP back to running its doorbells itself.
+ * Doorbell suppression.  A user QP's doorbell on the local transport runs
+ * the send queue in the caller's context, which keeps the latency of one
+ * request at a system call.  With doorbell_handover set it may instead hand
+ * the queue to the QP's work and set SOFTRMA_RING_DRAINING in the ring, so
+ * that the provider stops ringing while the work runs on another CPU: a
+ * poster that streams then pays no system call per request.  Which one is
+ * learnt per QP: after SOFTRMA_SQ_PROBE_EVERY doorbells run inline one is
+ * handed over, and the QP keeps handing over as long as the work takes more
+ * than one entry; a work that takes one (a poster that waits for each
+ * answer) sends the QP back to running its doorbells itself.  It is off by
+ * default because a work that has to take turns with busy-polling
+ * processes is slower than the doorbell (Documentation/design.md).
  *
  * What the kernel goes by is its own bit: the ring's flag is the user's to
  * overwrite, and a provider that sets it only keeps its own entries from
  * being run.
  */
-#define SOFTRMA_SQ_PROBE_EVERY	64
+static bool doorbell_handover;
+module_param(doorbell_handover, bool, 0644);
+MODULE_PARM_DESC(doorbell_handover,
+		 "Let streaming posters' doorbells hand the send queue to a work item (local transport)");
+
+#define SOFTRMA_SQ_PROBE_EVERY	64U
 
 void softrma_sq_doorbell(struct softrma_qp *qp)
 {
@@ -428,8 +435,8 @@ void softrma_sq_doorbell(struct softrma_qp *qp)
 
 	if (test_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
 		return;
-	if (runs < SOFTRMA_SQ_PROBE_EVERY) {
-		WRITE_ONCE(qp->sq_inline_runs, runs + 1);
+	if (!READ_ONCE(doorbell_handover) || runs < SOFTRMA_SQ_PROBE_EVERY) {
+		WRITE_ONCE(qp->sq_inline_runs, min(runs + 1, SOFTRMA_SQ_PROBE_EVERY));
 		softrma_sq_run(qp);
 		return;
 	}

@@ -138,7 +138,9 @@ expect_eq() {
 load_softrma() {
 	# insmod resolves no dependencies: load what softrma.ko needs first.
 	modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel || fail "modprobe"
-	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" || fail "insmod $SOFTRMA_KO"
+	# shellcheck disable=SC2086 # SOFTRMA_MODULE_PARAMS: NAME=VALUE ...
+	grep -q '^softrma ' /proc/modules || insmod "$SOFTRMA_KO" $SOFTRMA_MODULE_PARAMS ||
+		fail "insmod $SOFTRMA_KO $SOFTRMA_MODULE_PARAMS"
 }
 
 # softrma_user_objects DEV: every object of DEV in "rdma resource show"
