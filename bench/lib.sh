@@ -4,9 +4,10 @@
 
 BENCH_ITER=${BENCH_ITER:-1000}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
-BENCH_ROWS="ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576
+# BENCH_ROWS: TOOL:SIZE rows, these unless the environment names others.
+BENCH_ROWS=${BENCH_ROWS:-"ib_write_bw:4096 ib_write_bw:65536 ib_write_bw:1048576
 ib_read_bw:65536 ib_send_bw:65536 ib_send_bw:64
-ib_write_lat:2 ib_read_lat:2 ib_send_lat:2"
+ib_write_lat:2 ib_read_lat:2 ib_send_lat:2"}
 BENCH_WORK=${BENCH_WORK:-/tmp/bench}
 mkdir -p "$BENCH_WORK"
 
