@@ -123,8 +123,12 @@ run: modules user
 # make bench: one guest per CPU model of BENCH_CPUS (qemu's max and its
 # default qemu64: TCG emulates SIMD slowly, which moves CRC and copy costs),
 # build/bench-KVER-CPU/ with bench.txt, bench.dat and the chart bench.svg.
-# make bench-wire: two guests over a qemu link, the same rows.
+# make bench-wire: two guests over a qemu link, the same rows: a UDP link
+# (a TCP one holds small frames back for its ACKs, some 20 ms per round
+# trip) and BENCH_WIRE_VCPUS each (1: two guests of 2 would share this
+# machine's 2 cores four ways).
 BENCH_CPUS ?= max qemu64
+BENCH_WIRE_VCPUS ?= 1
 
 bench: modules user build/sync_cost build/ceiling $(BUILD)/siw.ko
 	@set -e; for cpu in $(BENCH_CPUS); do \
@@ -138,7 +142,8 @@ bench: modules user build/sync_cost build/ceiling $(BUILD)/siw.ko
 bench-wire: modules user
 	@set -e; for cpu in $(BENCH_CPUS); do \
 		out=build/bench-wire-$(KVER)-$$cpu; \
-		{ selftests/wire/pair -c $$cpu -t 3600 -o $$out $(KVER) $(KVER) bench/wire.sh; \
+		{ SOFTRMA_VM_LINK=udp SOFTRMA_VM_SMP=$(BENCH_WIRE_VCPUS) \
+		  selftests/wire/pair -c $$cpu -t 3600 -o $$out $(KVER) $(KVER) bench/wire.sh; \
 		  echo $$? > $$out.rc; } | tee $$out.txt; \
 		test "$$(cat $$out.rc)" = 0; \
 		sh bench/chart.sh $$out/b/bench.dat rxe-rxe "$(KVER), -cpu $$cpu, two guests" $$out.svg; \
