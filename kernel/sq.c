@@ -425,7 +425,7 @@ u32 softrma_sq_run(struct softrma_qp *qp)
 static bool doorbell_handover;
 module_param(doorbell_handover, bool, 0644);
 MODULE_PARM_DESC(doorbell_handover,
-		 "Let streaming posters' doorbells hand the send queue to a work item (local transport)");
+		 "let streaming posters' doorbells hand the send queue to a work item (local transport)");
 
 #define SOFTRMA_SQ_PROBE_EVERY	64U
 
