@@ -435,16 +435,18 @@ void softrma_sq_doorbell(struct softrma_qp *qp)
 
 	if (test_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
 		return;
-	if (!READ_ONCE(doorbell_handover) || runs < SOFTRMA_SQ_PROBE_EVERY) {
-		WRITE_ONCE(qp->sq_inline_runs, min(runs + 1, SOFTRMA_SQ_PROBE_EVERY));
-		softrma_sq_run(qp);
+	if (READ_ONCE(doorbell_handover) && runs >= SOFTRMA_SQ_PROBE_EVERY) {
+		if (test_and_set_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
+			return;
+		softrma_count(to_sdev(qp->ibqp.device),
+			      SOFTRMA_CNT_DOORBELL_HANDOVERS);
+		WRITE_ONCE(qp->sq.hdr->consumer_flags, SOFTRMA_RING_DRAINING);
+		softrma_qp_schedule(qp);
 		return;
 	}
-	if (test_and_set_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
-		return;
-	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_DOORBELL_HANDOVERS);
-	WRITE_ONCE(qp->sq.hdr->consumer_flags, SOFTRMA_RING_DRAINING);
-	softrma_qp_schedule(qp);
+	if (runs < SOFTRMA_SQ_PROBE_EVERY)
+		WRITE_ONCE(qp->sq_inline_runs, runs + 1);
+	softrma_sq_run(qp);
 }
 
 /**

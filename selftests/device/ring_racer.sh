@@ -8,8 +8,7 @@
 # whose SOFTRMA_RING_DRAINING a thread keeps set holds only that QP's
 # entries back; streamed WRITEs on the local transport (doorbell_handover
 # set) all complete with the flag as the kernel keeps it and as a thread
-# clears it.  The runner's kernel log check
-# catches soft lockups.
+# clears it.  The runner's kernel log check catches soft lockups.
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0

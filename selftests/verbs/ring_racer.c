@@ -296,8 +296,7 @@ static void test_drain_lie(void)
 		CHECK(!p.b.buf[i], "an entry ran without a doorbell");
 
 	flag_stop(t);
-	atomic_store((_Atomic uint32_t *)&container_of(p.a.qp, struct softrma_qp,
-						      ibqp)->sq.hdr->consumer_flags, 0);
+	atomic_store((_Atomic uint32_t *)&race_ring->hdr->consumer_flags, 0);
 	write_wr(&p, &wr, &sge, 4096, 4096);
 	wr.wr_id = 2;
 	wr.send_flags = IBV_SEND_SIGNALED;
