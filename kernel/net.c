@@ -50,6 +50,7 @@ struct softrma_netsock {
 	unsigned long rx_flags;		/* SOFTRMA_NET_RX_BUSY */
 	struct task_struct *rx_owner;	/* the context that holds it */
 	atomic_t rx_doorbells;		/* that claim it after they send */
+	struct list_head rx_acks;	/* the claim's: QPs' deferred ACKs */
 	struct work_struct rx_work;
 };
 
@@ -75,8 +76,8 @@ static DEFINE_MUTEX(softrma_netsocks_lock);
  */
 #define SOFTRMA_NET_RX_BYTES	(32 << 20)
 
-/* Received packets a doorbell processes at most. */
-#define SOFTRMA_NET_POLL_PKTS	64
+/* Received packets a doorbell processes at most, and a batch's. */
+#define SOFTRMA_NET_POLL_PKTS	64U
 
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
@@ -126,20 +127,64 @@ static bool softrma_net_rx_claim(struct softrma_netsock *ns)
 	return true;
 }
 
+/**
+ * softrma_net_rx_defer_ack() - Has the responder's ACK sent with the batch's.
+ * @qp: a QP on the wire whose responder defers an ACK
+ *
+ * The context that processes received packets sends the deferred ACKs
+ * once it has processed SOFTRMA_NET_POLL_PKTS of them, or all there were.
+ *
+ * Context: Under @qp's rq_lock.
+ * Return: false when this is not that context: the ACK goes now.
+ */
+bool softrma_net_rx_defer_ack(struct softrma_qp *qp)
+{
+	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
+	struct softrma_wire *w = qp->wire;
+
+	lockdep_assert_held(&qp->rq_lock);
+	if (!softrma_net_in_rx(sdev))
+		return false;
+	if (list_empty(&w->ack_entry)) {
+		if (!softrma_users_get(&qp->users))
+			return false;
+		list_add_tail(&w->ack_entry, &sdev->netsock->rx_acks);
+	}
+	return true;
+}
+
+static void softrma_net_rx_send_acks(struct softrma_netsock *ns)
+{
+	struct softrma_wire *w, *next;
+
+	list_for_each_entry_safe(w, next, &ns->rx_acks, ack_entry) {
+		list_del_init(&w->ack_entry);
+		softrma_wire_answer_flush(w->qp);
+		softrma_qp_put(w->qp);
+	}
+}
+
 /*
- * Processes at most @budget received packets and gives up the claim; what
- * is left, and what arrived while the claim kept the work from being
- * queued, is left to the work.
+ * Processes at most @budget received packets, in batches that end with
+ * their deferred ACKs, and gives up the claim; what is left, and what
+ * arrived while the claim kept the work from being queued, is left to the
+ * work.  A batch's ACKs may come back through lo: the next batch takes them.
  */
 static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
 {
 	struct sk_buff *skb;
+	u32 batch;
 
-	while (budget-- && (skb = softrma_net_rx_next(ns))) {
-		softrma_net_rx_one(ns, skb);
-		kfree_skb(skb);
-		cond_resched();
-	}
+	do {
+		for (batch = 0; batch < min(budget, SOFTRMA_NET_POLL_PKTS) &&
+				(skb = softrma_net_rx_next(ns)); batch++) {
+			softrma_net_rx_one(ns, skb);
+			kfree_skb(skb);
+			cond_resched();
+		}
+		softrma_net_rx_send_acks(ns);
+		budget -= batch;
+	} while (batch && budget);
 	WRITE_ONCE(ns->rx_owner, NULL);
 	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
 	smp_mb__after_atomic();		/* the flag, then the queues */
@@ -314,6 +359,7 @@ struct softrma_netsock *softrma_net_get(struct net *net)
 		spin_lock_init(&ns->rx_lock);
 		__skb_queue_head_init(&ns->rxq);
 		__skb_queue_head_init(&ns->rxq_resp);
+		INIT_LIST_HEAD(&ns->rx_acks);
 		INIT_WORK(&ns->rx_work, softrma_net_rx_work);
 		ns->sock4 = softrma_net_open(ns, AF_INET);
 		ns->sock6 = softrma_net_open(ns, AF_INET6);

@@ -17,6 +17,7 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_DUP_REQ].name = "duplicate_request",
 	[SOFTRMA_CNT_OUT_OF_SEQ].name = "out_of_seq_request",
 	[SOFTRMA_CNT_SENT_RNR_NAK].name = "sent_rnr_nak",
+	[SOFTRMA_CNT_COALESCED_ACKS].name = "coalesced_acks",
 	[SOFTRMA_CNT_RCVD_SEQ_NAK].name = "rcvd_seq_err",
 	[SOFTRMA_CNT_RCVD_RNR_NAK].name = "rcvd_rnr_err",
 	[SOFTRMA_CNT_ACK_TIMEOUT].name = "local_ack_timeout_err",

@@ -71,6 +71,7 @@ enum softrma_counter {
 	SOFTRMA_CNT_DUP_REQ,		/* responder: PSN already executed */
 	SOFTRMA_CNT_OUT_OF_SEQ,		/* responder: PSN beyond the expected */
 	SOFTRMA_CNT_SENT_RNR_NAK,	/* responder: no receive posted */
+	SOFTRMA_CNT_COALESCED_ACKS,	/* responder: covered by a later ACK */
 	SOFTRMA_CNT_RCVD_SEQ_NAK,	/* requester: go back on a NAK */
 	SOFTRMA_CNT_RCVD_RNR_NAK,
 	SOFTRMA_CNT_ACK_TIMEOUT,	/* requester: go back on the timer */

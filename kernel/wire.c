@@ -38,6 +38,7 @@ int softrma_wire_create(struct softrma_qp *qp)
 	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);
 	INIT_WORK(&w->send_work, softrma_wire_send_work);
 	INIT_WORK(&w->answer_work, softrma_wire_answer_work);
+	INIT_LIST_HEAD(&w->ack_entry);
 	qp->wire = w;
 	softrma_wire_answer_reset(qp);
 	return 0;

@@ -60,8 +60,9 @@ struct softrma_wire_resp {
 	u32 src_id;
 	bool src_held;
 	bool ack_waits;			/* behind the resources' answers */
+	bool ack_deferred;		/* an ACK, till the receive batch ends */
 	u8 ack_syndrome;
-	u32 ack_psn;
+	u32 ack_psn;			/* of the ACK or NAK that waits */
 };
 
 struct softrma_wire {
@@ -82,6 +83,7 @@ struct softrma_wire {
 	struct delayed_work retrans_work;
 	struct work_struct send_work;	/* the requester, kicked by the completer */
 	struct work_struct answer_work;	/* the responder's answers left to send */
+	struct list_head ack_entry;	/* on the namespace's deferred ACKs */
 	struct softrma_wqe wqe[SOFTRMA_WIRE_WQES];
 	/* responder: under rq_lock */
 	struct softrma_wire_resp resp;
@@ -111,6 +113,7 @@ void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
 bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
 		      u64 off);
+bool softrma_net_rx_defer_ack(struct softrma_qp *qp);
 
 /* wire_req.c */
 bool softrma_wire_send(struct softrma_qp *qp, u32 budget);
@@ -129,6 +132,7 @@ void softrma_wire_retrans_work(struct work_struct *work);
 
 /* wire_answer.c */
 void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn);
+void softrma_wire_answer_flush(struct softrma_qp *qp);
 void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget);
 void softrma_wire_answer_work(struct work_struct *work);
 void softrma_wire_answer_reset(struct softrma_qp *qp);

@@ -12,6 +12,12 @@
  * acknowledgement waits, the QP's requester sends nothing new: what the
  * application sends after a receive completes must not overtake the
  * acknowledgement of that receive's message.
+ *
+ * An ACK with nothing before it waits for the end of the batch of received
+ * packets (net.c), so that one ACK answers every request of the batch that
+ * asked for one.  Anything else the responder sends, and any request of
+ * the QP's own requester, sends it first: a requester learns that its
+ * message arrived before it sees what its peer sent in reply.
  */
 
 #include <linux/build_bug.h>
@@ -21,16 +27,16 @@
 
 static_assert(SOFTRMA_MAX_RD_ATOMIC <= ROCE_RSRC_MAX);
 
-static void softrma_wire_answer_xmit(struct softrma_qp *qp,
-				     struct roce_pkt *pkt,
-				     const struct softrma_sgl *payload, u64 off)
+static void softrma_wire_answer_put(struct softrma_qp *qp,
+				    struct roce_pkt *pkt,
+				    const struct softrma_sgl *payload, u64 off)
 {
 	pkt->opcode |= ROCE_RC;
 	pkt->dqpn = qp->attr.dest_qp_num;
 	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
 }
 
-static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
+static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
 					u32 psn)
 {
 	struct roce_pkt pkt = {
@@ -42,7 +48,53 @@ static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
 
 	if (roce_aeth_kind(syndrome) != ROCE_AETH_KIND_ACK)
 		trace_softrma_nak(qp, psn, syndrome, true);
-	softrma_wire_answer_xmit(qp, &pkt, NULL, 0);
+	softrma_wire_answer_put(qp, &pkt, NULL, 0);
+}
+
+/*
+ * The deferred ACK, if there is one.  Only once it has gone: the requester
+ * that finds it clear sends at once (softrma_wire_xmit()).
+ */
+static void softrma_wire_answer_put_deferred(struct softrma_qp *qp)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	if (!r->ack_deferred)
+		return;
+	softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK, r->ack_psn);
+	smp_store_release(&r->ack_deferred, false);
+}
+
+static void softrma_wire_answer_xmit(struct softrma_qp *qp,
+				     struct roce_pkt *pkt,
+				     const struct softrma_sgl *payload, u64 off)
+{
+	softrma_wire_answer_put_deferred(qp);
+	softrma_wire_answer_put(qp, pkt, payload, off);
+}
+
+static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
+					u32 psn)
+{
+	softrma_wire_answer_put_deferred(qp);
+	softrma_wire_answer_put_ack(qp, syndrome, psn);
+}
+
+/* An ACK for @psn, now or with the others of the receive batch. */
+static void softrma_wire_answer_ack_soon(struct softrma_qp *qp, u32 psn)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	if (r->ack_deferred) {
+		softrma_count(to_sdev(qp->ibqp.device),
+			      SOFTRMA_CNT_COALESCED_ACKS);
+		r->ack_psn = psn;
+	} else if (softrma_net_rx_defer_ack(qp)) {
+		r->ack_psn = psn;
+		WRITE_ONCE(r->ack_deferred, true);
+	} else {
+		softrma_wire_answer_ack_now(qp, ROCE_AETH_ACK, psn);
+	}
 }
 
 static void softrma_wire_answer_drop_source(struct softrma_wire_resp *r)
@@ -134,7 +186,10 @@ void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 		return;
 	}
 	if (!roce_rsrc_pending(&r->rsrc)) {
-		softrma_wire_answer_ack_now(qp, syndrome, psn);
+		if (syndrome == ROCE_AETH_ACK)
+			softrma_wire_answer_ack_soon(qp, psn);
+		else
+			softrma_wire_answer_ack_now(qp, syndrome, psn);
 		return;
 	}
 	if (r->ack_waits &&
@@ -165,6 +220,24 @@ void softrma_wire_answer_work(struct work_struct *work)
 	mutex_unlock(&qp->rq_lock);
 }
 
+/**
+ * softrma_wire_answer_flush() - Sends the ACK that waits for the batch's end.
+ * @qp: whose responder deferred it, or did not (then nothing is sent)
+ *
+ * Context: Process context; takes @qp's rq_lock.
+ */
+void softrma_wire_answer_flush(struct softrma_qp *qp)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	mutex_lock(&qp->rq_lock);
+	if (softrma_state_responds(softrma_qp_state(qp)))
+		softrma_wire_answer_put_deferred(qp);
+	else
+		WRITE_ONCE(r->ack_deferred, false);
+	mutex_unlock(&qp->rq_lock);
+}
+
 /* Forgets the resources and what they had to send, for a new connection too. */
 void softrma_wire_answer_reset(struct softrma_qp *qp)
 {
@@ -173,9 +246,12 @@ void softrma_wire_answer_reset(struct softrma_qp *qp)
 	roce_rsrc_reset(&r->rsrc, qp->attr.max_dest_rd_atomic);
 	softrma_wire_answer_drop_source(r);
 	WRITE_ONCE(r->ack_waits, false);
+	WRITE_ONCE(r->ack_deferred, false);
 }
 
 bool softrma_wire_answer_pending(struct softrma_qp *qp)
 {
-	return roce_rsrc_pending(&qp->wire->resp.rsrc) || qp->wire->resp.ack_waits;
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	return roce_rsrc_pending(&r->rsrc) || r->ack_waits || r->ack_deferred;
 }

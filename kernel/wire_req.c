@@ -62,6 +62,9 @@ static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,
 {
 	struct softrma_wire *w = qp->wire;
 
+	/* Its acknowledgement of what the peer sent goes first. */
+	if (smp_load_acquire(&w->resp.ack_deferred))
+		softrma_wire_answer_flush(qp);
 	pkt->opcode |= softrma_qp_is_reliable(qp) ? ROCE_RC : ROCE_UC;
 	pkt->dqpn = qp->attr.dest_qp_num;
 	if (roce_psn_diff(pkt->psn, w->max_psn) < 0)

@@ -5,7 +5,8 @@
 # tools run over the wire transport: ibv_rc_pingpong (over IPv4 and over
 # IPv6, every captured packet of the IPv6 run an IPv6 one), ibv_srq_pingpong,
 # ibv_uc_pingpong, perftest (several QPs, both directions) and rping -V
-# over rdma_cm.  The packets' ICRCs are checked on the way.  verbs/rc_ops
+# over rdma_cm.  The packets' ICRCs are checked on the way.  The responder
+# sends one ACK for the requests of a receive batch that asked for one.  verbs/rc_ops
 # and verbs/ext_api run in packets in their own "wire" variants (rc_ops.sh,
 # ext_api.sh).
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +33,12 @@ for t in ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw; do
 done
 pair "ib_write_bw -b" "timeout $(bound 120) ib_write_bw -d softrma0 -x 1 -n 500 -b $(ack_timeout)"
 pair "ib_write_lat" "timeout $(bound 120) ib_write_lat -d softrma0 -x 1 -n 500 $(ack_timeout)"
+# A doorbell sends a post list of 16 SENDs, then processes what came back:
+# one batch of 16 requests that each ask for an ACK, and one ACK answers.
+acks=$(port_counter softrma0 coalesced_acks)
+pair "ib_send_bw -l 16" "timeout $(bound 120) ib_send_bw -d softrma0 -x 1 -s 64 -n 1600 -l 16 $(ack_timeout)"
+[ "$(port_counter softrma0 coalesced_acks)" -ge $((${acks:-0} + 800)) ] ||
+	fail "ACKs coalesced over 1600 SENDs in lists of 16: $(port_counter softrma0 coalesced_acks), ${acks:-none} before"
 pair "rping -V" "rping -s -a 10.9.0.1 -V -C 20 -S 65000" "rping -c -a 10.9.0.1 -V -C 20 -S 65000"
 
 sent=$(port_counter softrma0 sent_pkts)
