@@ -12,6 +12,7 @@
  */
 
 #include <linux/sched/signal.h>
+#include <linux/tick.h>
 
 #include "proto/rnr_timer.h"
 #include "wire.h"
@@ -412,11 +413,12 @@ u32 softrma_sq_run(struct softrma_qp *qp)
  * that the provider stops ringing while the work runs on another CPU: a
  * poster that streams then pays no system call per request.  Which one is
  * learnt per QP: after SOFTRMA_SQ_PROBE_EVERY doorbells run inline one is
- * handed over, and the QP keeps handing over as long as the work takes more
- * than one entry; a work that takes one (a poster that waits for each
- * answer) sends the QP back to running its doorbells itself.  It is off by
- * default because a work that has to take turns with busy-polling
- * processes is slower than the doorbell (Documentation/design.md).
+ * handed over, if a CPU was idle enough since the last probe, and the QP
+ * keeps handing over as long as the work takes more than one entry; a work
+ * that takes one (a poster that waits for each answer) sends the QP back
+ * to running its doorbells itself.  It is off by default because a work
+ * that has to take turns with busy-polling processes is slower than the
+ * doorbell (Documentation/design.md).
  *
  * What the kernel goes by is its own bit: the ring's flag is the user's to
  * overwrite, and a provider that sets it only keeps its own entries from
@@ -428,6 +430,32 @@ MODULE_PARM_DESC(doorbell_handover,
 		 "let streaming posters' doorbells hand the send queue to a work item (local transport)");
 
 #define SOFTRMA_SQ_PROBE_EVERY	64U
+#define SOFTRMA_SQ_STREAMING	(SOFTRMA_SQ_PROBE_EVERY + 1)
+
+/*
+ * Whether the CPUs, together, were idle for a quarter of the time since the
+ * QP's last probe at least: a queue handed over then finds a CPU at once.
+ * Where every CPU is busy the work waits for a time slice, milliseconds,
+ * and every probe would cost a poster that waits for each answer as much.
+ */
+static bool softrma_sq_cpu_to_spare(struct softrma_qp *qp)
+{
+	u64 now = ktime_get_ns() / NSEC_PER_USEC, idle = 0, was_idle, was_at;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		u64 t = get_cpu_idle_time_us(cpu, NULL);
+
+		if (t == (u64)-1)	/* no idle accounting (nohz off) */
+			return false;
+		idle += t;
+	}
+	was_idle = READ_ONCE(qp->sq_probe_idle_us);
+	was_at = READ_ONCE(qp->sq_probe_at_us);
+	WRITE_ONCE(qp->sq_probe_idle_us, idle);
+	WRITE_ONCE(qp->sq_probe_at_us, now);
+	return idle - was_idle >= (now - was_at) / 4;
+}
 
 void softrma_sq_doorbell(struct softrma_qp *qp)
 {
@@ -435,7 +463,12 @@ void softrma_sq_doorbell(struct softrma_qp *qp)
 
 	if (test_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
 		return;
-	if (READ_ONCE(doorbell_handover) && runs >= SOFTRMA_SQ_PROBE_EVERY) {
+	if (!READ_ONCE(doorbell_handover)) {
+		softrma_sq_run(qp);
+		return;
+	}
+	if (runs == SOFTRMA_SQ_STREAMING ||
+	    (runs == SOFTRMA_SQ_PROBE_EVERY && softrma_sq_cpu_to_spare(qp))) {
 		if (test_and_set_bit(SOFTRMA_SQ_DRAINING, &qp->sq_drain))
 			return;
 		softrma_count(to_sdev(qp->ibqp.device),
@@ -444,8 +477,8 @@ void softrma_sq_doorbell(struct softrma_qp *qp)
 		softrma_qp_schedule(qp);
 		return;
 	}
-	if (runs < SOFTRMA_SQ_PROBE_EVERY)
-		WRITE_ONCE(qp->sq_inline_runs, runs + 1);
+	WRITE_ONCE(qp->sq_inline_runs,
+		   runs < SOFTRMA_SQ_PROBE_EVERY ? runs + 1 : 0);
 	softrma_sq_run(qp);
 }
 
@@ -472,7 +505,7 @@ void softrma_sq_drain(struct softrma_qp *qp)
 	clear_bit_unlock(SOFTRMA_SQ_DRAINING, &qp->sq_drain);
 	smp_mb__after_atomic();		/* the flag, then the producer */
 	taken += softrma_sq_run(qp);
-	WRITE_ONCE(qp->sq_inline_runs, taken > 1 ? SOFTRMA_SQ_PROBE_EVERY : 0);
+	WRITE_ONCE(qp->sq_inline_runs, taken > 1 ? SOFTRMA_SQ_STREAMING : 0);
 }
 
 void softrma_sq_rnr_work(struct work_struct *work)

@@ -344,6 +344,8 @@ struct softrma_qp {
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	unsigned long sq_drain;		/* SOFTRMA_SQ_DRAINING: sq.c */
 	u32 sq_inline_runs;		/* doorbells run inline since a handover */
+	u64 sq_probe_at_us;		/* the last handover probe: sq.c */
+	u64 sq_probe_idle_us;		/* the CPUs' idle time then */
 	struct softrma_users users;	/* QPN lookup + responders at work */
 	struct softrma_wire *wire;	/* RC, UC: the wire transport's state */
 	bool on_wire;			/* the peer is reached in packets */
