@@ -440,7 +440,7 @@ MODULE_PARM_DESC(doorbell_handover,
  */
 static bool softrma_sq_cpu_to_spare(struct softrma_qp *qp)
 {
-	u64 now = ktime_get_ns() / NSEC_PER_USEC, idle = 0, was_idle, was_at;
+	u64 now = ktime_to_us(ktime_get()), idle = 0, was_idle, was_at;
 	int cpu;
 
 	for_each_online_cpu(cpu) {

@@ -6,9 +6,9 @@
 # IPv6, every captured packet of the IPv6 run an IPv6 one), ibv_srq_pingpong,
 # ibv_uc_pingpong, perftest (several QPs, both directions) and rping -V
 # over rdma_cm.  The packets' ICRCs are checked on the way.  The responder
-# sends one ACK for the requests of a receive batch that asked for one.  verbs/rc_ops
-# and verbs/ext_api run in packets in their own "wire" variants (rc_ops.sh,
-# ext_api.sh).
+# sends one ACK for the requests of a receive batch that asked for one.
+# verbs/rc_ops and verbs/ext_api run in packets in their own "wire"
+# variants (rc_ops.sh, ext_api.sh).
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
