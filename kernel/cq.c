@@ -9,6 +9,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "compat.h"
+#include "proto/ring.h"
 #include "verbs.h"
 
 /* A resize copies outside the lock this many times, or until this many are left. */
@@ -16,38 +17,39 @@
 #define SOFTRMA_CQ_PRECOPY_LEFT		64
 
 /*
- * A ring of @num entries for a CQ: struct softrma_cqe mapped into the
- * process of @udata, or struct ib_wc for a kernel consumer.
+ * A ring of @num entries for a CQ: struct softrma_cqe for the process of
+ * @udata, in @mem or mapped, or struct ib_wc for a kernel consumer.
  */
 static int softrma_cq_queue_init(struct softrma_queue *q, u32 num,
-				 struct ib_udata *udata, u64 *mmap_key)
+				 struct ib_udata *udata,
+				 const struct softrma_ring_mem *mem, u64 *mmap_key)
 {
 	struct softrma_ucontext *uctx;
 
 	if (!udata)
 		return softrma_queue_init(q, NULL, num, sizeof(struct ib_wc),
-					  NULL);
+					  NULL, NULL);
 	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
 	return softrma_queue_init(q, &uctx->ibuc, num,
-				  sizeof(struct softrma_cqe), mmap_key);
-}
-
-/* No request fields, and room for a response of @resp_len bytes. */
-static bool softrma_cq_udata_ok(struct ib_udata *udata, size_t resp_len)
-{
-	return ib_is_udata_cleared(udata, 0, udata->inlen) &&
-	       udata->outlen >= resp_len;
+				  sizeof(struct softrma_cqe), mem, mmap_key);
 }
 
 static int softrma_cq_init_queue(struct softrma_cq *cq, u32 num,
 				 struct ib_udata *udata)
 {
 	struct softrma_create_cq_resp resp = {};
+	struct softrma_create_cq_cmd cmd = {};
 	int err;
 
-	if (udata && !softrma_cq_udata_ok(udata, sizeof(resp)))
-		return -EINVAL;
-	err = softrma_cq_queue_init(&cq->queue, num, udata, &resp.mmap_key);
+	if (udata) {
+		err = softrma_udata_cmd(udata, &cmd, sizeof(cmd));
+		if (err)
+			return err;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+	err = softrma_cq_queue_init(&cq->queue, num, udata, &cmd.ring,
+				    &resp.mmap_key);
 	if (err || !udata)
 		return err;
 	resp.num_entries = num;
@@ -75,7 +77,7 @@ int softrma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_lock);
-	num = roundup_pow_of_two(attr->cqe);
+	num = softrma_ring_entries(attr->cqe);
 	err = softrma_cq_init_queue(cq, num, softrma_create_cq_udata(arg));
 	if (err) {
 		softrma_obj_del(sdev, SOFTRMA_OBJ_CQ);
@@ -128,7 +130,8 @@ static int softrma_cq_precopy(struct softrma_cq *cq, struct softrma_queue *next,
  * that nothing fills any more.
  *
  * Return: 0; -EINVAL when @cqe is out of range or below the completions
- * the CQ holds; -EPROTO when the process's consumer index cannot be true.
+ * the CQ holds; -EPROTO when the process's consumer index cannot be true;
+ * -EOPNOTSUPP for a ring in the process's memory.
  */
 int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
@@ -141,10 +144,13 @@ int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	if (cqe < 1 || cqe > SOFTRMA_MAX_CQE)
 		return -EINVAL;
-	if (udata && !softrma_cq_udata_ok(udata, sizeof(resp)))
+	if (cq->queue.umem)
+		return -EOPNOTSUPP;
+	if (udata && (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
+		      udata->outlen < sizeof(resp)))
 		return -EINVAL;
-	err = softrma_cq_queue_init(&next, roundup_pow_of_two(cqe), udata,
-				    &resp.mmap_key);
+	err = softrma_cq_queue_init(&next, softrma_ring_entries(cqe), udata,
+				    NULL, &resp.mmap_key);
 	if (err)
 		return err;
 	if (udata) {
@@ -213,11 +219,6 @@ static void softrma_cq_overflow_event(struct softrma_cq *cq)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
 
-static bool softrma_cq_is_kernel(struct softrma_cq *cq)
-{
-	return !cq->queue.mmap;
-}
-
 /* Kernel consumers: the ring holds ib_wc, and the kernel owns both indices. */
 int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 {
@@ -266,7 +267,7 @@ static void softrma_cq_write(struct softrma_cq *cq, struct softrma_qp *qp,
 {
 	void *entry = softrma_queue_entry(&cq->queue, cq->queue.index);
 
-	if (softrma_cq_is_kernel(cq))
+	if (!softrma_queue_is_user(&cq->queue))
 		softrma_cqe_to_wc(entry, cqe, qp);
 	else
 		memcpy(entry, cqe, sizeof(*cqe));

@@ -30,13 +30,25 @@
 				 IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING | \
 				 SOFTRMA_ACCESS_FLUSH)
 
-/* Pins [start, start + length) for @mr: its umem and its page array. */
-static int softrma_mr_pin(struct softrma_mr *mr, struct ib_device *ibdev,
-			  u64 start, u64 length, int access)
+/* Fills @pages with the @npages pinned pages of @umem, in order. */
+int softrma_umem_pages(struct ib_umem *umem, struct page **pages,
+		       unsigned long npages)
 {
 	struct sg_page_iter iter;
 	unsigned long i = 0;
 
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (WARN_ON_ONCE(i >= npages))
+			return -EFAULT;
+		pages[i++] = sg_page_iter_page(&iter);
+	}
+	return i == npages ? 0 : -EFAULT;
+}
+
+/* Pins [start, start + length) for @mr: its umem and its page array. */
+static int softrma_mr_pin(struct softrma_mr *mr, struct ib_device *ibdev,
+			  u64 start, u64 length, int access)
+{
 	mr->umem = ib_umem_get(ibdev, start, length, access);
 	if (IS_ERR(mr->umem))
 		return PTR_ERR(mr->umem);
@@ -46,12 +58,7 @@ static int softrma_mr_pin(struct softrma_mr *mr, struct ib_device *ibdev,
 				   softrma_gfp(true));
 	if (!mr->pages)
 		return -ENOMEM;
-	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
-		if (WARN_ON_ONCE(i >= mr->npages))
-			return -EFAULT;
-		mr->pages[i++] = sg_page_iter_page(&iter);
-	}
-	return i == mr->npages ? 0 : -EFAULT;
+	return softrma_umem_pages(mr->umem, mr->pages, mr->npages);
 }
 
 /* Publishes @mr, an MR or a window (@obj), under a new key. */

@@ -7,6 +7,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "msg.h"
+#include "proto/ring.h"
 #include "trace.h"
 
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
@@ -128,18 +129,21 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 	struct softrma_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
 	struct ib_ucontext *ibuc = uctx ? &uctx->ibuc : NULL;
+	struct softrma_create_qp_cmd cmd = {};
 	struct ib_qp_cap *cap = &init->cap;
 	gfp_t gfp = softrma_gfp(udata);
 	u32 sq_stride, rq_stride;
 	int err;
 
+	if (udata) {
+		err = softrma_udata_cmd(udata, &cmd, sizeof(cmd));
+		if (err)
+			return err;
+	}
 	cap->max_send_sge = max(cap->max_send_sge, 1U);
 	cap->max_recv_sge = max(cap->max_recv_sge, 1U);
-	sq_stride = sizeof(struct softrma_sqe) +
-		    max_t(u32, cap->max_send_sge * sizeof(struct softrma_sge),
-			  cap->max_inline_data);
-	rq_stride = sizeof(struct softrma_rqe) +
-		    cap->max_recv_sge * sizeof(struct softrma_sge);
+	sq_stride = softrma_sqe_bytes(cap->max_send_sge, cap->max_inline_data);
+	rq_stride = softrma_rqe_bytes(cap->max_recv_sge);
 
 	qp->sqe = kzalloc(sq_stride, gfp);
 	/* Large enough for an SRQ's entries too. */
@@ -148,13 +152,13 @@ static int softrma_qp_init_queues(struct softrma_qp *qp,
 		return -ENOMEM;
 
 	err = softrma_queue_init(&qp->sq, ibuc,
-				 roundup_pow_of_two(max(cap->max_send_wr, 1U)),
-				 sq_stride, &resp->sq_mmap_key);
+				 softrma_ring_entries(cap->max_send_wr),
+				 sq_stride, &cmd.sq, &resp->sq_mmap_key);
 	if (err)
 		return err;
 	err = softrma_queue_init(&qp->rq, ibuc,
-				 roundup_pow_of_two(max(cap->max_recv_wr, 1U)),
-				 rq_stride, &resp->rq_mmap_key);
+				 softrma_ring_entries(cap->max_recv_wr),
+				 rq_stride, &cmd.rq, &resp->rq_mmap_key);
 	if (err) {
 		softrma_queue_destroy(&qp->sq);
 		return err;
@@ -215,8 +219,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (softrma_qp_check_cap(&init->cap))
 		return -EINVAL;
-	if (udata && (!ib_is_udata_cleared(udata, 0, udata->inlen) ||
-		      udata->outlen < sizeof(resp)))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	err = softrma_obj_add(sdev, SOFTRMA_OBJ_QP);
 	if (err)

@@ -4,8 +4,10 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
 
 #include "compat.h"
+#include "proto/ring.h"
 #include "verbs.h"
 
 /* Owns a user ring's buffer, so that a mapping in progress keeps it alive. */
@@ -14,29 +16,85 @@ struct softrma_mmap_entry {
 	void *buf;
 };
 
-static size_t softrma_queue_bytes(u32 num, u32 stride)
+/*
+ * The ring in the process's memory at @mem, @bytes of it pinned writable
+ * (RLIMIT_MEMLOCK charged by the core) and mapped for the kernel.
+ */
+static void *softrma_queue_pin(struct softrma_queue *q, struct ib_device *ibdev,
+			       const struct softrma_ring_mem *mem, size_t bytes)
 {
-	return PAGE_ALIGN(SOFTRMA_RING_BYTES(num, stride));
+	unsigned long npages = bytes >> PAGE_SHIFT;
+	struct page **pages;
+	void *buf = NULL;
+	int err;
+
+	if (!PAGE_ALIGNED(mem->addr) || mem->len < bytes)
+		return ERR_PTR(-EINVAL);
+	q->umem = ib_umem_get(ibdev, mem->addr, bytes, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(q->umem)) {
+		err = PTR_ERR(q->umem);
+		q->umem = NULL;
+		return ERR_PTR(err);
+	}
+	pages = kvmalloc_array(npages, sizeof(*pages), softrma_gfp(true));
+	err = pages ? softrma_umem_pages(q->umem, pages, npages) : -ENOMEM;
+	if (!err)
+		buf = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	if (buf)
+		return buf;
+	ib_umem_release(q->umem);
+	q->umem = NULL;
+	return ERR_PTR(err ?: -ENOMEM);
 }
 
-int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
-		       u32 num, u32 stride, u64 *mmap_key)
+/*
+ * The provider's optional command of @len bytes after the core's: zeroes
+ * where it sent less, -EINVAL when it sent more that is not zero.
+ */
+int softrma_udata_cmd(struct ib_udata *udata, void *cmd, size_t len)
 {
-	size_t bytes = softrma_queue_bytes(num, stride);
+	size_t n = min(udata->inlen, len);
+
+	memset(cmd, 0, len);
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EINVAL;
+	return n ? ib_copy_from_udata(cmd, udata, n) : 0;
+}
+
+/*
+ * A ring of @num entries of @stride bytes: in the memory @mem names, when
+ * it names some, else allocated here, and for a process (@uctx) inserted
+ * for mmap at *@mmap_key.
+ */
+int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
+		       u32 num, u32 stride, const struct softrma_ring_mem *mem,
+		       u64 *mmap_key)
+{
+	size_t bytes = softrma_ring_pages_bytes(num, stride, PAGE_SIZE);
 	gfp_t gfp = softrma_gfp(uctx);
 	void *buf;
 	int err;
 
-	buf = __vmalloc(bytes, gfp | __GFP_ZERO);
-	if (!buf)
-		return -ENOMEM;
-	q->hdr = buf;
-	q->entries = buf + sizeof(struct softrma_ring_hdr);
 	q->num = num;
 	q->stride = stride;
 	q->index = 0;
 	q->mmap = NULL;
-	if (!uctx)
+	q->umem = NULL;
+	if (mem && mem->addr) {
+		buf = softrma_queue_pin(q, uctx->device, mem, bytes);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		memset(buf, 0, sizeof(*q->hdr));
+	} else {
+		buf = __vmalloc(bytes, gfp | __GFP_ZERO);
+		if (!buf)
+			return -ENOMEM;
+	}
+	q->hdr = buf;
+	q->entries = buf + sizeof(struct softrma_ring_hdr);
+	if (!uctx || q->umem)
 		return 0;
 
 	q->mmap = kzalloc(sizeof(*q->mmap), gfp);
@@ -184,10 +242,15 @@ u32 softrma_queue_remove(struct softrma_queue *q,
 /* For a user ring the buffer goes with the last reference to its entry. */
 void softrma_queue_destroy(struct softrma_queue *q)
 {
-	if (q->mmap)
+	if (q->mmap) {
 		rdma_user_mmap_entry_remove(&q->mmap->rentry);
-	else
+	} else if (q->umem) {
+		vunmap(q->hdr);
+		ib_umem_release(q->umem);
+		q->umem = NULL;
+	} else {
 		vfree(q->hdr);
+	}
 	q->hdr = NULL;
 }
 

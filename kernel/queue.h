@@ -17,7 +17,8 @@ struct softrma_queue {
 	u32 num;		/* entries, a power of two */
 	u32 stride;		/* bytes per entry */
 	u32 index;		/* the kernel's index: consumer or producer */
-	struct softrma_mmap_entry *mmap;
+	struct softrma_mmap_entry *mmap;	/* a process's ring, to map */
+	struct ib_umem *umem;	/* a ring in the process's own memory */
 };
 
 /* Which of a ring's indices is the kernel's. */
@@ -33,7 +34,9 @@ struct softrma_queue_span {
 };
 
 int softrma_queue_init(struct softrma_queue *q, struct ib_ucontext *uctx,
-		       u32 num, u32 stride, u64 *mmap_key);
+		       u32 num, u32 stride, const struct softrma_ring_mem *mem,
+		       u64 *mmap_key);
+int softrma_udata_cmd(struct ib_udata *udata, void *cmd, size_t len);
 int softrma_queue_check_flight(const struct softrma_queue *q,
 			       const struct softrma_queue *next,
 			       u32 first, u32 last, u32 max);
@@ -46,6 +49,12 @@ void softrma_queue_destroy(struct softrma_queue *q);
 u32 softrma_queue_remove(struct softrma_queue *q,
 			 bool (*match)(const void *entry, const void *arg),
 			 const void *arg);
+
+/* A ring of a process, not of a kernel consumer. */
+static inline bool softrma_queue_is_user(const struct softrma_queue *q)
+{
+	return q->mmap || q->umem;
+}
 
 static inline void *softrma_queue_entry(struct softrma_queue *q, u32 index)
 {

@@ -7,14 +7,8 @@
 
 #include <rdma/uverbs_ioctl.h>
 
+#include "proto/ring.h"
 #include "verbs.h"
-
-/* Bytes of a receive of @max_sge SGEs in the ring. */
-static u32 softrma_srq_stride(u32 max_sge)
-{
-	return sizeof(struct softrma_rqe) +
-	       max_sge * sizeof(struct softrma_sge);
-}
 
 int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
@@ -22,16 +16,18 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct softrma_srq *srq = to_ssrq(ibsrq);
 	struct softrma_create_srq_resp resp = {};
 	struct ib_srq_attr *attr = &init->attr;
+	struct softrma_create_srq_cmd cmd;
 	struct softrma_ucontext *uctx;
 	int err;
 
 	if (!udata || init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > SOFTRMA_MAX_QP_WR ||
-	    attr->max_sge > SOFTRMA_MAX_SGE ||
-	    !ib_is_udata_cleared(udata, 0, udata->inlen) ||
-	    udata->outlen < sizeof(resp))
+	    attr->max_sge > SOFTRMA_MAX_SGE || udata->outlen < sizeof(resp))
 		return -EINVAL;
+	err = softrma_udata_cmd(udata, &cmd, sizeof(cmd));
+	if (err)
+		return err;
 
 	err = softrma_obj_add(to_sdev(ibsrq->device), SOFTRMA_OBJ_SRQ);
 	if (err)
@@ -42,8 +38,8 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->max_sge = max(attr->max_sge, 1U);
 	srq->limit = 0;
 	err = softrma_queue_init(&srq->queue, &uctx->ibuc,
-				 roundup_pow_of_two(attr->max_wr),
-				 softrma_srq_stride(srq->max_sge),
+				 softrma_ring_entries(attr->max_wr),
+				 softrma_rqe_bytes(srq->max_sge), &cmd.ring,
 				 &resp.mmap_key);
 	if (err)
 		goto err_count;
@@ -79,6 +75,8 @@ static int softrma_srq_next_queue(struct softrma_srq *srq, u32 max_wr,
 
 	if (!max_wr || max_wr > SOFTRMA_MAX_QP_WR)
 		return -EINVAL;
+	if (srq->queue.umem)
+		return -EOPNOTSUPP;
 	/* A provider that cannot map a new ring sends no address. */
 	if (udata->inlen < sizeof(cmd))
 		return -EOPNOTSUPP;
@@ -90,8 +88,8 @@ static int softrma_srq_next_queue(struct softrma_srq *srq, u32 max_wr,
 		return -EINVAL;
 
 	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
-	err = softrma_queue_init(next, &uctx->ibuc, roundup_pow_of_two(max_wr),
-				 softrma_srq_stride(srq->max_sge),
+	err = softrma_queue_init(next, &uctx->ibuc, softrma_ring_entries(max_wr),
+				 softrma_rqe_bytes(srq->max_sge), NULL,
 				 &resp.mmap_key);
 	if (err)
 		return err;
@@ -117,7 +115,8 @@ static int softrma_srq_next_queue(struct softrma_srq *srq, u32 max_wr,
  * Return: 0; -EINVAL when max_wr is out of range or below the receives
  * posted, or the limit would exceed the SRQ's size; -EPROTO when the
  * process's producer index cannot be true; -EOPNOTSUPP for a resize from
- * a provider that sends no struct softrma_modify_srq_cmd.
+ * a provider that sends no struct softrma_modify_srq_cmd, or of a ring in
+ * the process's memory.
  */
 int softrma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata)

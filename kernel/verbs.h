@@ -459,6 +459,8 @@ int softrma_ah_read(struct softrma_dev *sdev, struct ib_pd *pd, u32 num,
 void softrma_av_init(struct softrma_av *av, const struct rdma_ah_attr *attr);
 
 /* mr.c */
+int softrma_umem_pages(struct ib_umem *umem, struct page **pages,
+		       unsigned long npages);
 struct ib_mr *softrma_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 iova, int access, struct ib_udata *udata);

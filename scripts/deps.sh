@@ -40,7 +40,7 @@ pkgs="build-essential kmod sparse python3 clang libclang-rt-14-dev \
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
 echo "deps: installed ($pkgs)"
 
-# rdma-core's own tests (selftests/pyverbs/run.sh, device/pyverbs_mr.sh): the
+# rdma-core's own tests (selftests/pyverbs/run.sh, device/pyverbs.sh): the
 # tests/ directory of the rdma-core release python3-pyverbs was built from
 # (44.0 on Debian 12), unpacked in $SOFTRMA_CACHE/rdma-core-tests.
 # python3-pyverbs installs it as documentation, partly gzipped; where dpkg

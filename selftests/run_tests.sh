@@ -30,7 +30,7 @@ device/libfabric.sh
 device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh
-device/pyverbs_mr.sh
+device/pyverbs.sh
 device/resize.sh
 device/recv_sges.sh
 device/big_msg.sh

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
 
 int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 		     uint32_t num, uint32_t stride, size_t entry_bytes)
@@ -18,11 +19,18 @@ int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 
 	if (!softrma_ring_geometry_ok(num, stride, entry_bytes))
 		return EPROTO;
-	ring->map_len = (SOFTRMA_RING_BYTES(num, stride) + page - 1) & ~(page - 1);
-	ring->map = mmap(NULL, ring->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 cmd_fd, key);
-	if (ring->map == MAP_FAILED)
-		return errno;
+	if (ring->mem_owner) {
+		if (SOFTRMA_RING_BYTES(num, stride) > ring->map_len)
+			return EPROTO;
+	} else {
+		ring->map_len = softrma_ring_pages_bytes(num, stride, page);
+		ring->map = mmap(NULL, ring->map_len, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, cmd_fd, key);
+		if (ring->map == MAP_FAILED) {
+			ring->map = NULL;
+			return errno;
+		}
+	}
 	ring->hdr = ring->map;
 	ring->entries = (char *)ring->map + sizeof(struct softrma_ring_hdr);
 	ring->num = num;
@@ -31,9 +39,21 @@ int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 	return 0;
 }
 
+/*
+ * Unmaps @ring, or gives its memory back to the allocator it came from:
+ * the kernel no longer uses it (or never did).
+ */
 void softrma_ring_unmap(struct softrma_ring *ring)
 {
-	munmap(ring->map, ring->map_len);
+	struct softrma_pd *owner = ring->mem_owner;
+
+	if (owner)
+		owner->free(&owner->ibpd, owner->pd_context, ring->map,
+			    ring->mem_type);
+	else if (ring->map)
+		munmap(ring->map, ring->map_len);
+	ring->map = NULL;
+	ring->mem_owner = NULL;
 }
 
 /*
@@ -47,7 +67,7 @@ int softrma_ring_remap(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 		       uint32_t num, uint32_t stride, size_t entry_bytes)
 {
 	static struct softrma_ring_hdr none;
-	struct softrma_ring next;
+	struct softrma_ring next = {};
 	int ret;
 
 	ret = softrma_ring_map(&next, cmd_fd, key, num, stride, entry_bytes);
@@ -231,15 +251,26 @@ static void softrma_cqx_init_ops(struct ibv_cq_ex *cqx)
 	cqx->read_dlid_path_bits = softrma_read_dlid_path_bits;
 }
 
-/* A single-threaded hint is welcome; other flags and parent domains not. */
-static int softrma_cqx_check(const struct ibv_cq_init_attr_ex *attr)
+#define SOFTRMA_CQ_INIT_MASK (IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+
+/*
+ * A single-threaded hint is welcome, other flags not; a PD must be a
+ * parent domain.
+ */
+static int softrma_cqx_check(struct ibv_context *ctx,
+			     const struct ibv_cq_init_attr_ex *attr)
 {
 	if (attr->wc_flags & ~(uint64_t)SOFTRMA_WC_EX_FLAGS ||
-	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+	    attr->comp_mask & ~(uint32_t)SOFTRMA_CQ_INIT_MASK)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain ||
+	     attr->parent_domain->context != ctx ||
+	     !to_spd(attr->parent_domain)->protection_domain))
+		return EINVAL;
 	return 0;
 }
 
@@ -250,12 +281,15 @@ struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
 		struct ib_uverbs_ex_create_cq_resp ibv;
 		struct softrma_create_cq_resp drv;
 	} resp;
+	struct {
+		struct ibv_create_cq_ex ibv;
+		struct softrma_create_cq_cmd drv;
+	} cmd = {};
 	struct ibv_cq_init_attr_ex core = *attr;
-	struct ibv_create_cq_ex cmd;
 	struct softrma_cq *cq;
 	int ret;
 
-	ret = softrma_cqx_check(attr);
+	ret = softrma_cqx_check(ctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -263,13 +297,20 @@ struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		cq->parent = softrma_parent_domain_get(attr->parent_domain);
+	ret = softrma_ring_alloc(&cq->ring, cq->parent, SOFTRMADV_RES_TYPE_CQ,
+				 softrma_ring_entries(attr->cqe),
+				 sizeof(struct softrma_cqe), &cmd.drv.ring);
+	if (ret)
+		goto err_free;
 	core.comp_mask = 0;
 	core.flags = 0;
 #if SOFTRMA_PABI >= 59
-	ret = ibv_cmd_create_cq_ex(ctx, &core, NULL, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv, sizeof(resp), 0);
+	ret = ibv_cmd_create_cq_ex(ctx, &core, NULL, &cq->vcq, &cmd.ibv,
+				   sizeof(cmd), &resp.ibv, sizeof(resp), 0);
 #else
-	ret = ibv_cmd_create_cq_ex(ctx, &core, &cq->vcq, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_cq_ex(ctx, &core, &cq->vcq, &cmd.ibv, sizeof(cmd),
 				   &resp.ibv, sizeof(resp), 0);
 #endif
 	if (ret)
@@ -283,6 +324,8 @@ struct ibv_cq_ex *softrma_create_cq_ex(struct ibv_context *ctx,
 	return &cq->vcq.cq_ex;
 
 err_free:
+	softrma_ring_unmap(&cq->ring);
+	softrma_parent_domain_put(cq->parent);
 	free(cq);
 	errno = ret;
 	return NULL;
@@ -319,6 +362,7 @@ int softrma_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	softrma_ring_unmap(&cq->ring);
+	softrma_parent_domain_put(cq->parent);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;

@@ -25,6 +25,27 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 #define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
 			      IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
+/* The QP's rings, in @qp->parent's memory when its allocator gives some. */
+static int softrma_qp_alloc_rings(struct softrma_qp *qp,
+				  const struct ibv_qp_cap *cap,
+				  struct softrma_create_qp_cmd *drv)
+{
+	int ret;
+
+	ret = softrma_ring_alloc(&qp->sq, qp->parent, SOFTRMADV_RES_TYPE_SQ,
+				 softrma_ring_entries(cap->max_send_wr),
+				 softrma_sqe_bytes(cap->max_send_sge,
+						   cap->max_inline_data),
+				 &drv->sq);
+	if (!ret)
+		ret = softrma_ring_alloc(&qp->rq, qp->parent,
+					 SOFTRMADV_RES_TYPE_RQ,
+					 softrma_ring_entries(cap->max_recv_wr),
+					 softrma_rqe_bytes(cap->max_recv_sge),
+					 &drv->rq);
+	return ret;
+}
+
 static int softrma_qp_map(struct softrma_qp *qp, int cmd_fd,
 			  const struct softrma_create_qp_resp *drv,
 			  const struct ibv_qp_cap *cap)
@@ -35,14 +56,20 @@ static int softrma_qp_map(struct softrma_qp *qp, int cmd_fd,
 			       drv->sq_entries, drv->sq_stride,
 			       softrma_sqe_bytes(cap->max_send_sge,
 						 cap->max_inline_data));
-	if (ret)
-		return ret;
-	ret = softrma_ring_map(&qp->rq, cmd_fd, drv->rq_mmap_key,
-			       drv->rq_entries, drv->rq_stride,
-			       softrma_rqe_bytes(cap->max_recv_sge));
-	if (ret)
-		softrma_ring_unmap(&qp->sq);
+	if (!ret)
+		ret = softrma_ring_map(&qp->rq, cmd_fd, drv->rq_mmap_key,
+				       drv->rq_entries, drv->rq_stride,
+				       softrma_rqe_bytes(cap->max_recv_sge));
 	return ret;
+}
+
+/* What the QP holds besides the kernel's QP, once that is gone. */
+static void softrma_qp_free(struct softrma_qp *qp)
+{
+	softrma_ring_unmap(&qp->rq);
+	softrma_ring_unmap(&qp->sq);
+	softrma_parent_domain_put(qp->parent);
+	free(qp);
 }
 
 struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
@@ -52,8 +79,11 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 		struct ib_uverbs_create_qp_resp ibv;
 		struct softrma_create_qp_resp drv;
 	} resp;
+	struct {
+		struct ibv_create_qp ibv;
+		struct softrma_create_qp_cmd drv;
+	} cmd = {};
 	struct ibv_qp_init_attr_ex core = *attr;
-	struct ibv_create_qp cmd;
 	struct softrma_qp *qp;
 	int ret;
 
@@ -64,6 +94,11 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
+	    (!attr->pd || attr->pd->context != ctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
@@ -72,8 +107,13 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 		if (ret)
 			goto err_free;
 	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
+		qp->parent = softrma_parent_domain_get(attr->pd);
+	ret = softrma_qp_alloc_rings(qp, &attr->cap, &cmd.drv);
+	if (ret)
+		goto err_free;
 	core.comp_mask &= IBV_QP_INIT_ATTR_PD;
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &core, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &core, &cmd.ibv, sizeof(cmd),
 				   &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
@@ -93,7 +133,7 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibqp);
 err_free:
-	free(qp);
+	softrma_qp_free(qp);
 	errno = ret;
 	return NULL;
 }
@@ -121,11 +161,9 @@ int softrma_destroy_qp(struct ibv_qp *ibqp)
 
 	if (ret)
 		return ret;
-	softrma_ring_unmap(&qp->rq);
-	softrma_ring_unmap(&qp->sq);
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
-	free(qp);
+	softrma_qp_free(qp);
 	return 0;
 }
 

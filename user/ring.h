@@ -7,9 +7,16 @@
 #include <stdint.h>
 #include <rdma/softrma-abi.h>
 
+#include "../kernel/proto/ring.h"
+
+struct softrma_pd;
+
 struct softrma_ring {
 	void *map;
 	size_t map_len;
+	/* The parent domain whose allocator gave map, or NULL: mmap()ed. */
+	struct softrma_pd *mem_owner;
+	uint64_t mem_type;	/* enum softrmadv_res_type, for its free */
 	struct softrma_ring_hdr *hdr;
 	char *entries;
 	uint32_t num;		/* a power of two */
@@ -29,20 +36,13 @@ static inline int softrma_ring_geometry_ok(uint32_t num, uint32_t stride,
 	return num && !(num & (num - 1)) && stride >= entry_bytes;
 }
 
-/* The bytes an SQ entry may take: @max_sge SGEs or @max_inline bytes. */
-static inline size_t softrma_sqe_bytes(uint32_t max_sge, uint32_t max_inline)
-{
-	size_t sges = (size_t)max_sge * sizeof(struct softrma_sge);
-
-	return sizeof(struct softrma_sqe) + (sges > max_inline ? sges : max_inline);
-}
-
-static inline size_t softrma_rqe_bytes(uint32_t max_sge)
-{
-	return sizeof(struct softrma_rqe) + (size_t)max_sge * sizeof(struct softrma_sge);
-}
-
-/* EPROTO when the geometry does not hold entries of @entry_bytes. */
+int softrma_ring_alloc(struct softrma_ring *ring, struct softrma_pd *parent,
+		       uint64_t type, uint32_t num, uint64_t stride,
+		       struct softrma_ring_mem *mem);
+/*
+ * EPROTO when the geometry does not hold entries of @entry_bytes, or not
+ * in the memory softrma_ring_alloc() gave.
+ */
 int softrma_ring_map(struct softrma_ring *ring, int cmd_fd, uint64_t key,
 		     uint32_t num, uint32_t stride, size_t entry_bytes);
 int softrma_ring_remap(struct softrma_ring *ring, int cmd_fd, uint64_t key,

@@ -59,6 +59,7 @@ static void softrma_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops softrma_ctx_ops = {
 	.alloc_mw = softrma_alloc_mw,
+	.alloc_parent_domain = softrma_alloc_parent_domain,
 	.alloc_pd = softrma_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = softrma_bind_mw,

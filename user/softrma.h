@@ -3,6 +3,7 @@
 #define SOFTRMA_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../kernel/proto/wr.h"
 #include "provider-abi.h"
@@ -45,6 +46,23 @@ struct softrma_context {
 	uint8_t vctx_slack[SOFTRMA_VCTX_SLACK];
 };
 
+/*
+ * A PD, or a parent domain (ibv_alloc_parent_domain()): a wrapper of a PD,
+ * with its handle, whose allocator gives the rings of the QPs, CQs and
+ * SRQs created on it.
+ */
+struct softrma_pd {
+	struct ibv_pd ibpd;
+	struct softrma_pd *protection_domain;	/* a parent domain's; else NULL */
+	void *pd_context;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	/* A PD's parent domains; a parent domain's QPs, CQs and SRQs. */
+	atomic_uint users;
+};
+
 struct softrma_cq {
 	union {
 		struct ibv_cq ibcq;
@@ -53,6 +71,7 @@ struct softrma_cq {
 	struct softrma_ring ring;
 	pthread_spinlock_t lock;	/* ring; held from start_poll to end_poll */
 	struct softrma_cqe *cur;	/* start_poll/next_poll: the entry read */
+	struct softrma_pd *parent;	/* held: IBV_CQ_INIT_ATTR_MASK_PD's */
 };
 
 struct softrma_qp {
@@ -76,6 +95,7 @@ struct softrma_qp {
 	struct softrma_sqe *wr_cur;	/* the entry the setters fill */
 	int wr_err;			/* first error, reported by complete */
 	uint64_t send_ops;		/* IBV_QP_EX_WITH_* it was created with */
+	struct softrma_pd *parent;	/* held: the parent domain it is on */
 };
 
 struct softrma_srq {
@@ -83,12 +103,18 @@ struct softrma_srq {
 	struct softrma_ring ring;
 	uint32_t max_sge;
 	pthread_spinlock_t lock;
+	struct softrma_pd *parent;	/* held: the parent domain it is on */
 };
 
 struct softrma_ah {
 	struct ibv_ah ibah;
 	uint32_t num;		/* the kernel's name for it in UD send entries */
 };
+
+static inline struct softrma_pd *to_spd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct softrma_pd, ibpd);
+}
 
 static inline struct softrma_ah *to_sah(struct ibv_ah *ibah)
 {
@@ -144,8 +170,6 @@ int softrma_query_device_ex(struct ibv_context *ctx,
 			    struct ibv_device_attr_ex *attr, size_t attr_size);
 int softrma_query_port(struct ibv_context *ctx, uint8_t port,
 		       struct ibv_port_attr *attr);
-struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx);
-int softrma_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      uint64_t hca_va, int access);
 int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -153,6 +177,14 @@ int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int softrma_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *softrma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int softrma_dealloc_mw(struct ibv_mw *mw);
+
+/* pd.c */
+struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx);
+struct ibv_pd *softrma_alloc_parent_domain(struct ibv_context *ctx,
+					   struct ibv_parent_domain_init_attr *attr);
+int softrma_dealloc_pd(struct ibv_pd *pd);
+struct softrma_pd *softrma_parent_domain_get(struct ibv_pd *pd);
+void softrma_parent_domain_put(struct softrma_pd *parent);
 
 /* ah.c */
 struct ibv_ah *softrma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

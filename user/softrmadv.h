@@ -68,6 +68,26 @@ enum softrmadv_sync_dir {
 int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
 		      enum softrmadv_sync_dir dir);
 
+/*
+ * The resource_type a parent domain's allocator (ibv_alloc_parent_domain(3),
+ * IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) is called with: the ring of a CQ
+ * created by ibv_create_cq_ex() with IBV_CQ_INIT_ATTR_MASK_PD, the send and
+ * receive rings of a QP and the ring of an SRQ created on the parent
+ * domain.  Each ring is asked for in whole pages, page-aligned; the device
+ * pins it while the object lives, and the free function gets it back after
+ * the object is destroyed.  IBV_ALLOCATOR_USE_DEFAULT gives the ring the
+ * kernel allocates, as without a parent domain.  A ring in the caller's
+ * memory cannot be resized (EOPNOTSUPP): softrmadv(7).
+ */
+#define SOFTRMADV_RES_TYPE_BASE	(0x534f4654ULL << 32)	/* "SOFT" */
+
+enum softrmadv_res_type {
+	SOFTRMADV_RES_TYPE_CQ = SOFTRMADV_RES_TYPE_BASE + 1,
+	SOFTRMADV_RES_TYPE_SQ,
+	SOFTRMADV_RES_TYPE_RQ,
+	SOFTRMADV_RES_TYPE_SRQ,
+};
+
 void softrmadv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
 			uint64_t remote_addr, size_t len, uint8_t type,
 			uint8_t level);

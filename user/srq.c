@@ -4,6 +4,15 @@
 #include <stdlib.h>
 
 #include "softrma.h"
+#include "softrmadv.h"
+
+/* What the SRQ holds besides the kernel's SRQ, once that is gone. */
+static void softrma_srq_free(struct softrma_srq *srq)
+{
+	softrma_ring_unmap(&srq->ring);
+	softrma_parent_domain_put(srq->parent);
+	free(srq);
+}
 
 struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
 				   struct ibv_srq_init_attr *attr)
@@ -12,14 +21,24 @@ struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
 		struct ib_uverbs_create_srq_resp ibv;
 		struct softrma_create_srq_resp drv;
 	} resp;
-	struct ibv_create_srq cmd;
+	struct {
+		struct ibv_create_srq ibv;
+		struct softrma_create_srq_cmd drv;
+	} cmd = {};
 	struct softrma_srq *srq;
 	int ret;
 
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+	srq->parent = softrma_parent_domain_get(pd);
+	ret = softrma_ring_alloc(&srq->ring, srq->parent, SOFTRMADV_RES_TYPE_SRQ,
+				 softrma_ring_entries(attr->attr.max_wr),
+				 softrma_rqe_bytes(attr->attr.max_sge),
+				 &cmd.drv.ring);
+	if (ret)
+		goto err_free;
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd.ibv, sizeof(cmd),
 				 &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
@@ -36,7 +55,7 @@ struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
 	return &srq->ibsrq;
 
 err_free:
-	free(srq);
+	softrma_srq_free(srq);
 	errno = ret;
 	return NULL;
 }
@@ -81,9 +100,8 @@ int softrma_destroy_srq(struct ibv_srq *ibsrq)
 
 	if (ret)
 		return ret;
-	softrma_ring_unmap(&srq->ring);
 	pthread_spin_destroy(&srq->lock);
-	free(srq);
+	softrma_srq_free(srq);
 	return 0;
 }
 

@@ -34,35 +34,6 @@ int softrma_query_port(struct ibv_context *ctx, uint8_t port,
 	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
 }
 
-struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return NULL;
-	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return pd;
-}
-
-int softrma_dealloc_pd(struct ibv_pd *pd)
-{
-	int ret = ibv_cmd_dealloc_pd(pd);
-
-	if (ret)
-		return ret;
-	free(pd);
-	return 0;
-}
-
 /*
  * FLUSH rights go to the kernel in the driver's part of the command: the
  * core of Linux 6.1 refuses access bits it does not know.

@@ -2,7 +2,9 @@
 /*
  * The provider maps a ring only when the geometry the kernel returned holds
  * the entries it will write (user/ring.h): a power-of-two count, and a
- * stride that takes the SGEs or inline data the QP's capabilities allow.
+ * stride that takes the SGEs or inline data the QP's capabilities allow;
+ * and sizes a ring in its own memory as the kernel will
+ * (kernel/proto/ring.h).
  */
 #include <stdio.h>
 
@@ -27,6 +29,20 @@ int main(void)
 	EXPECT(softrma_sqe_bytes(0xffffffff, 0) == sqe + 0xffffffffULL * sge,
 	       "no 32-bit wrap");
 	EXPECT(softrma_rqe_bytes(2) == rqe + 2 * sge, "RQ entry");
+	EXPECT(softrma_sqe_bytes(0, 0) == softrma_sqe_bytes(1, 0), "one SGE at least");
+	EXPECT(softrma_rqe_bytes(0) == rqe + sge, "one receive SGE at least");
+
+	EXPECT(softrma_ring_entries(0) == 1, "one entry at least");
+	EXPECT(softrma_ring_entries(5) == 8, "rounded up");
+	EXPECT(softrma_ring_entries(1U << 31) == 1U << 31, "the largest");
+	EXPECT(softrma_ring_entries((1U << 31) + 1) == 0, "none beyond");
+	EXPECT(softrma_ring_pages_bytes(1, 64, 4096) == 4096, "one page");
+	EXPECT(softrma_ring_pages_bytes(64, 64, 4096) ==
+	       (sizeof(struct softrma_ring_hdr) + 64 * 64 + 4095) / 4096 * 4096,
+	       "header and entries in whole pages");
+	EXPECT(softrma_ring_pages_bytes(1U << 31, 1ULL << 32, 4096) ==
+	       sizeof(struct softrma_ring_hdr) + (1ULL << 63) + 4096 -
+	       sizeof(struct softrma_ring_hdr), "no 64-bit wrap short of it");
 
 	EXPECT(softrma_ring_geometry_ok(1, sqe + sge, softrma_sqe_bytes(1, 0)), "smallest");
 	EXPECT(softrma_ring_geometry_ok(1U << 31, 4096, 4096), "largest count");

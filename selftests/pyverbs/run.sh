@@ -6,8 +6,8 @@
 # and on the kernel's rdma_rxe, one after the other on the same dummy netdev
 # in this (guest) kernel, module by module; then a table of ran, pass, fail,
 # error and skip per module and device, with every fail, error and skip
-# reason.  A development tool; run_tests.sh runs its test_mr on softrma
-# (device/pyverbs_mr.sh).
+# reason.  A development tool; run_tests.sh runs its test_mr and
+# test_parent_domain on softrma (device/pyverbs.sh).
 #
 # usage: run.sh [MODULE...]   (default: every test_*.py in PYVERBS_TESTS)
 #

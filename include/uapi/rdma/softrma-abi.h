@@ -186,6 +186,34 @@ struct softrma_reg_mr_cmd {
 	__u32 reserved;
 };
 
+/*
+ * A ring in the process's own memory instead of one the kernel allocates
+ * for mmap (a parent domain's allocator, ibv_alloc_parent_domain(3)):
+ * @addr page-aligned, writable, and @len at least the ring's bytes,
+ * SOFTRMA_RING_BYTES() rounded up to whole pages, for the geometry the
+ * kernel answers with (kernel/proto/ring.h).  The kernel pins the pages
+ * (RLIMIT_MEMLOCK) until the object is destroyed.  @addr 0: the kernel's
+ * ring, to mmap at the answered key.  Such a ring cannot be resized.
+ */
+struct softrma_ring_mem {
+	__aligned_u64 addr;
+	__aligned_u64 len;
+};
+
+/* Follow struct ib_uverbs_create_cq (or _ex_), _qp, _srq; optional. */
+struct softrma_create_cq_cmd {
+	struct softrma_ring_mem ring;
+};
+
+struct softrma_create_qp_cmd {
+	struct softrma_ring_mem sq;
+	struct softrma_ring_mem rq;
+};
+
+struct softrma_create_srq_cmd {
+	struct softrma_ring_mem ring;
+};
+
 /* Follows struct ib_uverbs_create_cq_resp. */
 struct softrma_create_cq_resp {
 	__aligned_u64 mmap_key;		/* offset to mmap the ring at */
