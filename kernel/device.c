@@ -179,6 +179,22 @@ static void softrma_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
+ * ibv_import_device() on a duplicate of the context's file: the core
+ * answers what the context is; softrma's has nothing more to tell.
+ */
+static int softrma_query_ucontext(struct ib_ucontext *ibuc,
+				  struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+static const struct uapi_definition softrma_uapi_defs[] = {
+	UAPI_DEF_CHAIN(softrma_mr_uapi_defs),
+	UAPI_DEF_CHAIN(softrma_pd_uapi_defs),
+	{},
+};
+
+/*
  * Nothing of a user context lives outside kernel memory that the core
  * tracks: the core destroys its objects and zaps its mappings, so the device
  * may go away while an application still holds the file open.
@@ -360,6 +376,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.query_port = softrma_query_port,
 	.query_qp = softrma_query_qp,
 	.query_srq = softrma_query_srq,
+	.query_ucontext = softrma_query_ucontext,
 	.reg_user_mr = softrma_reg_user_mr,
 	.req_notify_cq = softrma_req_notify_cq,
 	.rereg_user_mr = softrma_rereg_user_mr,

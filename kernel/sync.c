@@ -73,7 +73,7 @@ DECLARE_UVERBS_NAMED_METHOD(
 ADD_UVERBS_METHODS(softrma_mr, UVERBS_OBJECT_MR,
 		   &UVERBS_METHOD(SOFTRMA_IB_METHOD_MR_SYNC));
 
-const struct uapi_definition softrma_uapi_defs[] = {
+const struct uapi_definition softrma_mr_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_MR, &softrma_mr),
 	{},
 };

@@ -449,6 +449,7 @@ void softrma_port_event(struct softrma_dev *sdev);
 /* pd.c */
 int softrma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softrma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+extern const struct uapi_definition softrma_pd_uapi_defs[];
 
 /* ah.c */
 int softrma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
@@ -493,7 +494,7 @@ void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
 void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
 
 /* sync.c */
-extern const struct uapi_definition softrma_uapi_defs[];
+extern const struct uapi_definition softrma_mr_uapi_defs[];
 
 /* mw.c */
 int softrma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

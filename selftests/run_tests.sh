@@ -31,6 +31,7 @@ device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh
 device/pyverbs.sh
+device/shared_pd.sh
 device/resize.sh
 device/recv_sges.sh
 device/big_msg.sh

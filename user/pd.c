@@ -33,6 +33,40 @@ struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx)
 	return &pd->ibpd;
 }
 
+/*
+ * The PD of @pd_handle in @ctx's file (an imported context's, typically),
+ * once the kernel has found it there.
+ */
+struct ibv_pd *softrma_import_pd(struct ibv_context *ctx, uint32_t pd_handle)
+{
+	const struct ib_uverbs_attr attr = {
+		.attr_id = SOFTRMA_IB_ATTR_PD_QUERY_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = pd_handle,
+	};
+	struct softrma_pd *pd;
+	int ret;
+
+	ret = softrma_driver_method(ctx, UVERBS_OBJECT_PD,
+				    SOFTRMA_IB_METHOD_PD_QUERY, &attr, 1);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibpd.context = ctx;
+	pd->ibpd.handle = pd_handle;
+	return &pd->ibpd;
+}
+
+/* The kernel's PD stays, with what was created on it. */
+void softrma_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_spd(ibpd));
+}
+
 #define SOFTRMA_PARENT_DOMAIN_MASK (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
 				    IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Queue pairs: work requests go straight into the shared rings; one
- * POST_SEND write() with no work requests rings the send doorbell.
+ * POST_SEND write() with no work requests rings the send doorbell (through
+ * ioctl() on an imported context).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #include "softrma.h"
 #include "softrmadv.h"
@@ -19,6 +22,29 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 	qp->doorbell.cmd.response = (uintptr_t)&qp->doorbell_resp;
 	qp->doorbell.cmd.qp_handle = qp->ibqp.handle;
 	qp->doorbell.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (!to_sctx(qp->ibqp.context)->imported)
+		return;
+	qp->doorbell_ioctl.hdr = (struct ib_uverbs_ioctl_hdr) {
+		.length = sizeof(qp->doorbell_ioctl),
+		.object_id = UVERBS_OBJECT_DEVICE,
+		.method_id = UVERBS_METHOD_INVOKE_WRITE,
+		.num_attrs = ARRAY_SIZE(qp->doorbell_ioctl.attrs),
+	};
+	qp->doorbell_ioctl.attrs[0] = (struct ib_uverbs_attr) {
+		.attr_id = UVERBS_ATTR_WRITE_CMD, .len = sizeof(uint64_t),
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = IB_USER_VERBS_CMD_POST_SEND,
+	};
+	qp->doorbell_ioctl.attrs[1] = (struct ib_uverbs_attr) {
+		.attr_id = UVERBS_ATTR_CORE_IN, .len = sizeof(qp->doorbell.cmd),
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = (uintptr_t)&qp->doorbell.cmd,
+	};
+	qp->doorbell_ioctl.attrs[2] = (struct ib_uverbs_attr) {
+		.attr_id = UVERBS_ATTR_CORE_OUT, .len = sizeof(qp->doorbell_resp),
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = (uintptr_t)&qp->doorbell_resp,
+	};
 }
 
 /* What ibv_create_qp_ex() offers beyond the kernel's create_qp. */
@@ -496,8 +522,12 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 
 static int softrma_ring_doorbell(struct softrma_qp *qp)
 {
-	if (write(qp->ibqp.context->cmd_fd, &qp->doorbell,
-		  sizeof(qp->doorbell)) != sizeof(qp->doorbell))
+	int fd = qp->ibqp.context->cmd_fd;
+
+	if (qp->doorbell_ioctl.hdr.length)
+		return ioctl(fd, RDMA_VERBS_IOCTL, &qp->doorbell_ioctl) ? errno : 0;
+	if (write(fd, &qp->doorbell, sizeof(qp->doorbell)) !=
+	    sizeof(qp->doorbell))
 		return errno;
 	return 0;
 }

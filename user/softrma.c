@@ -50,8 +50,7 @@ static void softrma_uninit_device(struct verbs_device *vdev)
 
 static void softrma_free_context(struct ibv_context *ibctx)
 {
-	struct softrma_context *ctx =
-		container_of(ibctx, struct softrma_context, vctx.context);
+	struct softrma_context *ctx = to_sctx(ibctx);
 
 	verbs_uninit_context(softrma_lib_vctx(ctx));
 	free(ctx);
@@ -78,6 +77,8 @@ static const struct verbs_context_ops softrma_ctx_ops = {
 	.destroy_srq = softrma_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = softrma_free_context,
+	.import_mr = softrma_import_mr,
+	.import_pd = softrma_import_pd,
 	.modify_qp = softrma_modify_qp,
 	.modify_srq = softrma_modify_srq,
 	.poll_cq = softrma_poll_cq,
@@ -92,29 +93,43 @@ static const struct verbs_context_ops softrma_ctx_ops = {
 	.rereg_mr = softrma_rereg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.resize_cq = softrma_resize_cq,
+	.unimport_mr = softrma_unimport_mr,
+	.unimport_pd = softrma_unimport_pd,
 };
 
-static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
-						   int cmd_fd,
-						   void *private_data)
+static int softrma_get_context(struct softrma_context *ctx)
 {
 	struct ib_uverbs_get_context_resp resp;
 	struct ibv_get_context cmd;
+
+#if SOFTRMA_PABI >= 57
+	return ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), NULL,
+				   &resp, sizeof(resp));
+#else
+	return ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd),
+				   &resp, sizeof(resp));
+#endif
+}
+
+/*
+ * A context on @cmd_fd: a new one, or with @import the one the file has
+ * already (ibv_import_device() of a duplicate of another context's file),
+ * which the kernel only describes.
+ */
+static struct verbs_context *softrma_open_context(struct ibv_device *ibdev,
+						  int cmd_fd, bool import)
+{
 	struct softrma_context *ctx;
 	int ret;
 
 	ctx = softrma_abi_alloc_context(ibdev, cmd_fd);
 	if (!ctx)
 		return NULL;
-#if SOFTRMA_PABI >= 57
-	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), NULL,
-				  &resp, sizeof(resp));
-#else
-	ret = ibv_cmd_get_context(softrma_lib_vctx(ctx), &cmd, sizeof(cmd), &resp,
-				  sizeof(resp));
-#endif
+	ret = import ? ibv_cmd_query_context(&ctx->vctx.context, NULL) :
+		       softrma_get_context(ctx);
 	if (ret)
 		goto err;
+	ctx->imported = import;
 	softrma_abi_set_ops(ctx, &softrma_ctx_ops);
 	return softrma_lib_vctx(ctx);
 
@@ -123,6 +138,19 @@ err:
 	free(ctx);
 	errno = ret;
 	return NULL;
+}
+
+static struct verbs_context *softrma_alloc_context(struct ibv_device *ibdev,
+						   int cmd_fd,
+						   void *private_data)
+{
+	return softrma_open_context(ibdev, cmd_fd, false);
+}
+
+static struct verbs_context *softrma_import_context(struct ibv_device *ibdev,
+						    int cmd_fd)
+{
+	return softrma_open_context(ibdev, cmd_fd, true);
 }
 
 /*
@@ -143,6 +171,7 @@ static const struct verbs_device_ops softrma_dev_ops = {
 	.alloc_device = softrma_alloc_device,
 	.uninit_device = softrma_uninit_device,
 	.alloc_context = softrma_alloc_context,
+	.import_context = softrma_import_context,
 };
 
 static void __attribute__((constructor)) softrma_register_driver(void)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "../kernel/proto/wr.h"
 #include "provider-abi.h"
@@ -44,7 +45,17 @@ struct softrma_context {
 	uint8_t vctx_prefix[SOFTRMA_VCTX_PREFIX_MAX];	/* abi.c */
 	struct verbs_context vctx;
 	uint8_t vctx_slack[SOFTRMA_VCTX_SLACK];
+	/*
+	 * ibv_import_device()'s: its file may have been opened by another
+	 * process, whose write() commands the kernel refuses to this one.
+	 */
+	bool imported;
 };
+
+static inline struct softrma_context *to_sctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct softrma_context, vctx.context);
+}
 
 /*
  * A PD, or a parent domain (ibv_alloc_parent_domain()): a wrapper of a PD,
@@ -90,6 +101,11 @@ struct softrma_qp {
 		struct ib_uverbs_post_send cmd;
 	} doorbell;
 	struct ib_uverbs_post_send_resp doorbell_resp;
+	/* An imported context's: the same command through ioctl(). */
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[3];
+	} doorbell_ioctl;
 	/* ibv_wr_start() to ibv_wr_complete(), under sq_lock */
 	uint32_t wr_first;		/* sq.index at ibv_wr_start() */
 	struct softrma_sqe *wr_cur;	/* the entry the setters fill */
@@ -175,6 +191,11 @@ struct ibv_mr *softrma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int softrma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		     void *addr, size_t length, int access);
 int softrma_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *softrma_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void softrma_unimport_mr(struct ibv_mr *mr);
+int softrma_driver_method(struct ibv_context *ctx, uint16_t object,
+			  uint16_t method, const struct ib_uverbs_attr *attrs,
+			  uint16_t num);
 struct ibv_mw *softrma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int softrma_dealloc_mw(struct ibv_mw *mw);
 
@@ -183,6 +204,8 @@ struct ibv_pd *softrma_alloc_pd(struct ibv_context *ctx);
 struct ibv_pd *softrma_alloc_parent_domain(struct ibv_context *ctx,
 					   struct ibv_parent_domain_init_attr *attr);
 int softrma_dealloc_pd(struct ibv_pd *pd);
+struct ibv_pd *softrma_import_pd(struct ibv_context *ctx, uint32_t pd_handle);
+void softrma_unimport_pd(struct ibv_pd *pd);
 struct softrma_pd *softrma_parent_domain_get(struct ibv_pd *pd);
 void softrma_parent_domain_put(struct softrma_pd *parent);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
@@ -97,42 +98,82 @@ _Static_assert((int)SOFTRMADV_SYNC_TO_DEVICE == (int)SOFTRMA_SYNC_TO_DEVICE &&
 	       (int)SOFTRMADV_SYNC_TO_CPU == (int)SOFTRMA_SYNC_TO_CPU,
 	       "sync directions");
 
-/* The kernel's driver method of the MR object (kernel/sync.c). */
-int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
-		      enum softrmadv_sync_dir dir)
+/*
+ * Calls the driver method @method of the kernel's object @object with
+ * @num (at most 4) attributes: 0 or an errno value.
+ */
+int softrma_driver_method(struct ibv_context *ctx, uint16_t object,
+			  uint16_t method, const struct ib_uverbs_attr *attrs,
+			  uint16_t num)
 {
 	struct {
 		struct ib_uverbs_ioctl_hdr hdr;
 		struct ib_uverbs_attr attrs[4];
 	} cmd = {
 		.hdr = {
-			.length = sizeof(cmd),
-			.object_id = UVERBS_OBJECT_MR,
-			.method_id = SOFTRMA_IB_METHOD_MR_SYNC,
-			.num_attrs = 4,
+			.length = sizeof(cmd.hdr) + num * sizeof(*attrs),
+			.object_id = object,
+			.method_id = method,
+			.num_attrs = num,
 			.driver_id = RDMA_DRIVER_UNKNOWN,
-		},
-		.attrs = {
-			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_HANDLE,
-			  .flags = UVERBS_ATTR_F_MANDATORY,
-			  .data = mr->handle },
-			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_ADDR,
-			  .len = sizeof(uint64_t),
-			  .flags = UVERBS_ATTR_F_MANDATORY, .data = addr },
-			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_LENGTH,
-			  .len = sizeof(uint64_t),
-			  .flags = UVERBS_ATTR_F_MANDATORY, .data = length },
-			{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_DIR,
-			  .len = sizeof(uint64_t),
-			  .flags = UVERBS_ATTR_F_MANDATORY, .data = dir },
 		},
 	};
 
+	if (num > ARRAY_SIZE(cmd.attrs))
+		return EINVAL;
+	memcpy(cmd.attrs, attrs, num * sizeof(*attrs));
+	return ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd) ? errno : 0;
+}
+
+/* The kernel's driver method of the MR object (kernel/sync.c). */
+int softrmadv_sync_mr(struct ibv_mr *mr, uint64_t addr, size_t length,
+		      enum softrmadv_sync_dir dir)
+{
+	const struct ib_uverbs_attr attrs[] = {
+		{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_HANDLE,
+		  .flags = UVERBS_ATTR_F_MANDATORY, .data = mr->handle },
+		{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_ADDR,
+		  .len = sizeof(uint64_t),
+		  .flags = UVERBS_ATTR_F_MANDATORY, .data = addr },
+		{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_LENGTH,
+		  .len = sizeof(uint64_t),
+		  .flags = UVERBS_ATTR_F_MANDATORY, .data = length },
+		{ .attr_id = SOFTRMA_IB_ATTR_MR_SYNC_DIR,
+		  .len = sizeof(uint64_t),
+		  .flags = UVERBS_ATTR_F_MANDATORY, .data = dir },
+	};
+	int ret;
+
 	if (!softrmadv_is_softrma(mr->context))
 		return errno = EOPNOTSUPP;
-	if (ioctl(mr->context->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
-		return errno;
-	return 0;
+	ret = softrma_driver_method(mr->context, UVERBS_OBJECT_MR,
+				    SOFTRMA_IB_METHOD_MR_SYNC, attrs,
+				    ARRAY_SIZE(attrs));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+/* The MR of @mr_handle in @pd's context, as the kernel describes it. */
+struct ibv_mr *softrma_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+	int ret;
+
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_query_mr(pd, vmr, mr_handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+void softrma_unimport_mr(struct ibv_mr *mr)
+{
+	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
 struct ibv_mw *softrma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)

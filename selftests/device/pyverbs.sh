@@ -4,16 +4,16 @@
 # softrma0, through selftests/pyverbs/run.sh with the tests of the release
 # python3-pyverbs comes from (make deps unpacks them): test_mr (MRs,
 # ibv_rereg_mr of access, translation and PD with traffic after it, memory
-# windows) and test_parent_domain (parent domains with and without custom
+# windows), test_parent_domain (parent domains with and without custom
 # allocators, their rings in memory from the allocator, 2 MiB huge pages
-# among it).  No test may fail or error, and a test may skip only for what
+# among it) and test_shared_pd (an imported context, PD and MR).  No test may fail or error, and a test may skip only for what
 # neither softrma nor the guest has: device memory, and dma-buf allocation
 # from a GPU's render node.  Skipped when the tests or pyverbs are
 # missing.  The unittest output is left in
 # $SOFTRMA_VM_OUT/pyverbs/softrma0/MODULE.log.
 . "$(dirname "$0")/../lib.sh"
 
-modules="test_mr test_parent_domain"
+modules="test_mr test_parent_domain test_shared_pd"
 out=${SOFTRMA_VM_OUT:-/tmp}/pyverbs
 rm -rf "$out"
 

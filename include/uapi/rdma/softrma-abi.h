@@ -290,6 +290,19 @@ enum softrma_mr_sync_attrs {
 	SOFTRMA_IB_ATTR_MR_SYNC_DIR,
 };
 
+/*
+ * The driver method of UVERBS_OBJECT_PD that ibv_import_pd() calls: it
+ * only finds the PD of HANDLE in the caller's context, so that an import
+ * of a handle that names none fails there and then.
+ */
+enum softrma_pd_methods {
+	SOFTRMA_IB_METHOD_PD_QUERY = 1U << UVERBS_ID_NS_SHIFT,
+};
+
+enum softrma_pd_query_attrs {
+	SOFTRMA_IB_ATTR_PD_QUERY_HANDLE = 1U << UVERBS_ID_NS_SHIFT,
+};
+
 enum softrma_sync_dir {
 	SOFTRMA_SYNC_TO_DEVICE = 1,	/* before the device reads it */
 	SOFTRMA_SYNC_TO_CPU = 2,	/* after the device wrote it */
