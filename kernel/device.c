@@ -28,10 +28,12 @@ u32 softrma_port_mtu(struct softrma_dev *sdev)
 	return ib_mtu_enum_to_int(softrma_netdev_ib_mtu(sdev->netdev));
 }
 
-enum ib_port_state softrma_port_state(struct net_device *ndev)
+enum ib_port_state softrma_port_state(const struct softrma_dev *sdev)
 {
+	struct net_device *ndev = sdev->netdev;
+
 	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
-	    softrma_netdev_ib_mtu(ndev))
+	    softrma_netdev_ib_mtu(ndev) && !READ_ONCE(sdev->fault.port_down))
 		return IB_PORT_ACTIVE;
 	return IB_PORT_DOWN;
 }
@@ -39,7 +41,7 @@ enum ib_port_state softrma_port_state(struct net_device *ndev)
 /* The port's active MTU, as softrma_query_port() reports it; takes no lock. */
 enum ib_mtu softrma_port_active_mtu(struct softrma_dev *sdev)
 {
-	if (softrma_port_state(sdev->netdev) != IB_PORT_ACTIVE)
+	if (softrma_port_state(sdev) != IB_PORT_ACTIVE)
 		return IB_MTU_256;
 	return softrma_netdev_ib_mtu(sdev->netdev);
 }
@@ -47,7 +49,7 @@ enum ib_mtu softrma_port_active_mtu(struct softrma_dev *sdev)
 /* Reports a change of port state to the core; called under RTNL. */
 void softrma_port_event(struct softrma_dev *sdev)
 {
-	enum ib_port_state state = softrma_port_state(sdev->netdev);
+	enum ib_port_state state = softrma_port_state(sdev);
 	struct ib_event event = {
 		.device = &sdev->ib_dev,
 		.element.port_num = SOFTRMA_PORT,
@@ -112,13 +114,13 @@ static int softrma_query_device(struct ib_device *ibdev,
 static int softrma_query_port(struct ib_device *ibdev, u32 port,
 			      struct ib_port_attr *attr)
 {
-	struct net_device *ndev = to_sdev(ibdev)->netdev;
+	struct softrma_dev *sdev = to_sdev(ibdev);
 
-	attr->state = softrma_port_state(ndev);
+	attr->state = softrma_port_state(sdev);
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
 			   IB_PORT_PHYS_STATE_LINK_UP :
 			   IB_PORT_PHYS_STATE_DISABLED;
-	attr->active_mtu = softrma_port_active_mtu(to_sdev(ibdev));
+	attr->active_mtu = softrma_port_active_mtu(sdev);
 	attr->max_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = SOFTRMA_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;
@@ -320,6 +322,12 @@ static struct attribute *softrma_dev_attrs[] = {
 	&dev_attr_noncoherent.attr,
 	&dev_attr_persistence.attr,
 	&dev_attr_power_fail.attr,
+	&dev_attr_fault_drop.attr,
+	&dev_attr_fault_duplicate.attr,
+	&dev_attr_fault_corrupt.attr,
+	&dev_attr_fault_fail_create.attr,
+	&dev_attr_fault_event.attr,
+	&dev_attr_fault_wc_status.attr,
 	NULL
 };
 
@@ -405,7 +413,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	init_rwsem(&sdev->mode_sem);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
-	sdev->port_state = softrma_port_state(ndev);
+	sdev->port_state = softrma_port_state(sdev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;

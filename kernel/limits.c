@@ -72,9 +72,14 @@ u32 softrma_limit(enum softrma_obj obj)
 	return softrma_limits[obj].max;
 }
 
-/* Counts a new object of @sdev, or -ENOMEM when the limit is reached. */
+/*
+ * Counts a new object of @sdev, or -ENOMEM when the limit is reached or a
+ * failure was injected.
+ */
 int softrma_obj_add(struct softrma_dev *sdev, enum softrma_obj obj)
 {
+	if (softrma_fault_create(sdev, obj))
+		return -ENOMEM;
 	if (atomic_inc_return(&sdev->objs[obj]) > softrma_limits[obj].max) {
 		atomic_dec(&sdev->objs[obj]);
 		return -ENOMEM;

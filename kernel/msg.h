@@ -82,8 +82,8 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 				      struct softrma_msg *msg,
 				      struct softrma_sgl *sgl);
 bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe);
-bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
-			  enum ib_wc_status status, u64 length);
+void softrma_sq_finish(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+		       enum ib_wc_status status, u64 length);
 void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
 			      u64 length);
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);

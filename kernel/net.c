@@ -26,6 +26,7 @@
 #include <linux/hash.h>
 #include <linux/ip.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -614,6 +615,50 @@ static bool softrma_net_loop(struct softrma_netsock *ns, struct net *net,
 	return looped;
 }
 
+/* Hands @skb, routed by @dst, to the receive queue or to the IP stack. */
+static bool softrma_net_out(struct softrma_dev *sdev, struct net *net,
+			    struct dst_entry *dst, struct sk_buff *skb,
+			    bool ipv4)
+{
+	if (softrma_net_loop(sdev->netsock, net, dst, skb, ipv4))
+		return true;
+	skb_dst_set(skb, dst);
+	return (ipv4 ? ip_local_out(net, NULL, skb) :
+		       ip6_local_out(net, NULL, skb)) >= 0;
+}
+
+/*
+ * What fault injection (fault.c) makes of @skb: true when it is gone (lost
+ * on the way), having gone out once already when duplicated.  A corrupted
+ * packet has one bit of its UDP payload flipped, after its ICRC.
+ */
+static bool softrma_net_fault(struct softrma_dev *sdev, struct net *net,
+			      struct dst_entry *dst, struct sk_buff *skb,
+			      bool ipv4)
+{
+	unsigned int from = skb_transport_offset(skb) + sizeof(struct udphdr);
+	struct sk_buff *copy;
+	u32 bit;
+
+	switch (softrma_fault_packet(sdev)) {
+	case SOFTRMA_FAULT_DROP:
+		kfree_skb(skb);
+		dst_release(dst);
+		return true;
+	case SOFTRMA_FAULT_DUPLICATE:
+		copy = skb_copy(skb, GFP_ATOMIC);
+		if (copy)
+			softrma_net_out(sdev, net, dst_clone(dst), copy, ipv4);
+		return false;
+	case SOFTRMA_FAULT_CORRUPT:
+		bit = get_random_u32_below((skb->len - from) * BITS_PER_BYTE);
+		skb->data[from + bit / BITS_PER_BYTE] ^= 1 << (bit % BITS_PER_BYTE);
+		return false;
+	default:
+		return false;
+	}
+}
+
 /* The packet @pkt of @qp, on its way to @av; false when it cannot go out. */
 static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 			     const struct roce_pkt *pkt,
@@ -650,11 +695,9 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	else
 		softrma_net_push_ipv6(skb, av, &fl6);
 	softrma_net_set_icrc(skb, !ipv4, pkt->opcode);
-	if (softrma_net_loop(sdev->netsock, net, dst, skb, ipv4))
+	if (softrma_net_fault(sdev, net, dst, skb, ipv4))
 		return true;
-	skb_dst_set(skb, dst);
-	return (ipv4 ? ip_local_out(net, NULL, skb) :
-		       ip6_local_out(net, NULL, skb)) >= 0;
+	return softrma_net_out(sdev, net, dst, skb, ipv4);
 }
 
 /*

@@ -249,8 +249,9 @@ static u8 softrma_sq_wc_opcode(const struct roce_wr_op *op)
  * Context: Under @qp's sq_lock; does not sleep.
  * Return: false when the send CQ overflowed.
  */
-bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
-			  enum ib_wc_status status, u64 length)
+static bool softrma_sq_complete(struct softrma_qp *qp,
+				const struct softrma_sqe *sqe,
+				enum ib_wc_status status, u64 length)
 {
 	bool ok = true;
 
@@ -274,9 +275,10 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 }
 
 /**
- * softrma_sq_complete_head() - Completes the SQ head that a walk executes.
+ * softrma_sq_finish() - Completes the SQ head, and fails the QP if it must.
  * @qp: the requester
- * @status: its completion status
+ * @sqe: the SQ head's kernel copy
+ * @status: its completion status, unless an injected one replaces it
  * @length: bytes it moved, reported on success
  *
  * A failed entry, or one whose completion overflowed the send CQ, puts the
@@ -284,12 +286,20 @@ bool softrma_sq_complete(struct softrma_qp *qp, const struct softrma_sqe *sqe,
  *
  * Context: Under @qp's sq_lock; does not sleep.
  */
+void softrma_sq_finish(struct softrma_qp *qp, const struct softrma_sqe *sqe,
+		       enum ib_wc_status status, u64 length)
+{
+	status = softrma_fault_wc_status(qp, status);
+	if (!softrma_sq_complete(qp, sqe, status, length) ||
+	    status != IB_WC_SUCCESS)
+		softrma_qp_set_error(qp);
+}
+
+/* The same for the SQ head that a walk executes. */
 void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
 			      u64 length)
 {
-	if (!softrma_sq_complete(qp, qp->sqe, status, length) ||
-	    status != IB_WC_SUCCESS)
-		softrma_qp_set_error(qp);
+	softrma_sq_finish(qp, qp->sqe, status, length);
 }
 
 /**

@@ -34,6 +34,7 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_MISSING_SYNC_TO_CPU].name = "missing_sync_to_cpu",
 	[SOFTRMA_CNT_DOORBELLS].name = "doorbells",
 	[SOFTRMA_CNT_DOORBELL_HANDOVERS].name = "doorbell_handovers",
+	[SOFTRMA_CNT_INJECTED_FAULTS].name = "injected_faults",
 	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 

@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "fault.h"
 #include "limits.h"
 #include "persist.h"
 #include "queue.h"
@@ -88,6 +89,7 @@ enum softrma_counter {
 	SOFTRMA_CNT_MISSING_SYNC_TO_CPU,
 	SOFTRMA_CNT_DOORBELLS,		/* user QPs' send doorbells: post.c */
 	SOFTRMA_CNT_DOORBELL_HANDOVERS,	/* of those, handed to the QP's work */
+	SOFTRMA_CNT_INJECTED_FAULTS,	/* fault.c */
 	SOFTRMA_CNT_NUM
 };
 
@@ -128,6 +130,7 @@ struct softrma_dev {
 	struct rw_semaphore mode_sem;
 	atomic_t user_mrs;
 	atomic64_t counters[SOFTRMA_CNT_NUM];
+	struct softrma_fault fault;
 };
 
 static inline void softrma_count(struct softrma_dev *sdev,
@@ -340,6 +343,8 @@ struct softrma_qp {
 	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
 	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
 	bool sqd_notify;		/* SQ_DRAINED asked for; sq_lock */
+	atomic_t fault_wc_left;		/* completions to fail: fault.c */
+	u32 fault_wc_status;
 	struct delayed_work rnr_work;
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	unsigned long sq_drain;		/* SOFTRMA_SQ_DRAINING: sq.c */
@@ -441,7 +446,7 @@ void softrma_drop(struct softrma_dev *sdev, enum softrma_counter reason);
 
 /* device.c */
 struct softrma_dev *softrma_dev_create(const char *name, struct net_device *ndev);
-enum ib_port_state softrma_port_state(struct net_device *ndev);
+enum ib_port_state softrma_port_state(const struct softrma_dev *sdev);
 u32 softrma_port_mtu(struct softrma_dev *sdev);
 enum ib_mtu softrma_port_active_mtu(struct softrma_dev *sdev);
 void softrma_port_event(struct softrma_dev *sdev);

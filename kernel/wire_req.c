@@ -52,9 +52,7 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 
 	lockdep_assert_held(&qp->sq_lock);
 	softrma_sgl_release(&wqe->sgl);
-	if (!softrma_sq_complete(qp, wqe->sqe, status, wqe->msg.length) ||
-	    status != IB_WC_SUCCESS)
-		softrma_qp_set_error(qp);
+	softrma_sq_finish(qp, wqe->sqe, status, wqe->msg.length);
 }
 
 static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,

@@ -32,6 +32,7 @@ device/ext_api.sh
 device/mw.sh
 device/pyverbs.sh
 device/shared_pd.sh
+device/fault.sh
 device/resize.sh
 device/recv_sges.sh
 device/big_msg.sh

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fault injection, per device, through sysfs attributes that only root may
+ * write (Documentation/admin-guide.md, "Testing your RDMA application's
+ * error paths"):
+ *
+ *  fault_drop, fault_duplicate, fault_corrupt
+ *	RoCEv2 packets the device sends that are lost, sent twice, or sent
+ *	with one bit flipped after the ICRC was computed, per million;
+ *  fault_fail_create
+ *	"TYPE N": the next N creations of a TYPE (pd qp cq srq mr mw ah)
+ *	fail with ENOMEM, as when the device runs out;
+ *  fault_event
+ *	"port_err", "port_active": the port reports DOWN until port_active,
+ *	with the events; "device_fatal": IB_EVENT_DEVICE_FATAL and every QP
+ *	in error; "qp_fatal N", "qp_req_err N", "qp_access_err N": that
+ *	event of QP N, which goes to error;
+ *  fault_wc_status
+ *	"QPN STATUS [COUNT]": the next COUNT (1) send work requests of the
+ *	QP that would succeed complete with the ibv_wc_status STATUS
+ *	instead, and the QP goes to error as after any failed request.
+ *
+ * Each fault injected counts in the port counter injected_faults.
+ */
+
+#include <linux/random.h>
+#include <linux/rtnetlink.h>
+
+#include "fault.h"
+#include "verbs.h"
+
+#define SOFTRMA_FAULT_PPM	1000000U
+
+static struct softrma_dev *softrma_fault_dev(struct device *device)
+{
+	return rdma_device_to_drv_device(device, struct softrma_dev, ib_dev);
+}
+
+/* Whether the creation of an @obj of @sdev is to fail (softrma_obj_add()). */
+bool softrma_fault_create(struct softrma_dev *sdev, enum softrma_obj obj)
+{
+	if (atomic_dec_if_positive(&sdev->fault.fail_create[obj]) < 0)
+		return false;
+	softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+	return true;
+}
+
+/* What becomes of the next packet @sdev sends. */
+enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev)
+{
+	u32 dice = get_random_u32_below(SOFTRMA_FAULT_PPM);
+
+	for (int f = SOFTRMA_FAULT_DROP; f < SOFTRMA_FAULT_PKT_NUM; f++) {
+		u32 ppm = READ_ONCE(sdev->fault.pkt_ppm[f]);
+
+		if (dice < ppm) {
+			softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+			return f;
+		}
+		dice -= min(dice, ppm);
+	}
+	return SOFTRMA_FAULT_PASS;
+}
+
+/* The status a send work request of @qp that ends with @status reports. */
+enum ib_wc_status softrma_fault_wc_status(struct softrma_qp *qp,
+					  enum ib_wc_status status)
+{
+	if (status != IB_WC_SUCCESS ||
+	    atomic_dec_if_positive(&qp->fault_wc_left) < 0)
+		return status;
+	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_INJECTED_FAULTS);
+	return READ_ONCE(qp->fault_wc_status);
+}
+
+static ssize_t softrma_fault_ppm_show(struct device *device, char *buf,
+				      enum softrma_fault_pkt f)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(softrma_fault_dev(device)->fault.pkt_ppm[f]));
+}
+
+static ssize_t softrma_fault_ppm_store(struct device *device, const char *buf,
+				       size_t count, enum softrma_fault_pkt f)
+{
+	u32 ppm;
+	int err = kstrtou32(buf, 0, &ppm);
+
+	if (err)
+		return err;
+	if (ppm > SOFTRMA_FAULT_PPM)
+		return -ERANGE;
+	WRITE_ONCE(softrma_fault_dev(device)->fault.pkt_ppm[f], ppm);
+	return count;
+}
+
+#define SOFTRMA_FAULT_PPM_ATTR(name, fault)				\
+static ssize_t fault_##name##_show(struct device *device,		\
+				   struct device_attribute *attr,	\
+				   char *buf)				\
+{									\
+	return softrma_fault_ppm_show(device, buf, fault);		\
+}									\
+static ssize_t fault_##name##_store(struct device *device,		\
+				    struct device_attribute *attr,	\
+				    const char *buf, size_t count)	\
+{									\
+	return softrma_fault_ppm_store(device, buf, count, fault);	\
+}									\
+DEVICE_ATTR_RW(fault_##name)
+
+SOFTRMA_FAULT_PPM_ATTR(drop, SOFTRMA_FAULT_DROP);
+SOFTRMA_FAULT_PPM_ATTR(duplicate, SOFTRMA_FAULT_DUPLICATE);
+SOFTRMA_FAULT_PPM_ATTR(corrupt, SOFTRMA_FAULT_CORRUPT);
+
+static const char *const softrma_obj_names[SOFTRMA_OBJ_NUM] = {
+	[SOFTRMA_OBJ_PD] = "pd",
+	[SOFTRMA_OBJ_QP] = "qp",
+	[SOFTRMA_OBJ_CQ] = "cq",
+	[SOFTRMA_OBJ_SRQ] = "srq",
+	[SOFTRMA_OBJ_MR] = "mr",
+	[SOFTRMA_OBJ_MW] = "mw",
+	[SOFTRMA_OBJ_AH] = "ah",
+};
+
+static ssize_t fault_fail_create_show(struct device *device,
+				      struct device_attribute *attr, char *buf)
+{
+	struct softrma_dev *sdev = softrma_fault_dev(device);
+	int len = 0;
+
+	for (int obj = 0; obj < SOFTRMA_OBJ_NUM; obj++)
+		len += sysfs_emit_at(buf, len, "%s %d\n", softrma_obj_names[obj],
+				     atomic_read(&sdev->fault.fail_create[obj]));
+	return len;
+}
+
+static ssize_t fault_fail_create_store(struct device *device,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	struct softrma_dev *sdev = softrma_fault_dev(device);
+	char type[8];
+	int n;
+
+	if (sscanf(buf, "%7s %d", type, &n) != 2 || n < 0)
+		return -EINVAL;
+	for (int obj = 0; obj < SOFTRMA_OBJ_NUM; obj++) {
+		if (!strcmp(type, softrma_obj_names[obj])) {
+			atomic_set(&sdev->fault.fail_create[obj], n);
+			return count;
+		}
+	}
+	return -EINVAL;
+}
+DEVICE_ATTR_RW(fault_fail_create);
+
+/* The port as the netdev and an injected port_err have it. */
+static int softrma_fault_port(struct softrma_dev *sdev, bool down)
+{
+	/* Unregistering holds RTNL while it waits for this attribute. */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	WRITE_ONCE(sdev->fault.port_down, down);
+	softrma_port_event(sdev);
+	rtnl_unlock();
+	softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+	return 0;
+}
+
+static void softrma_fault_qp(struct softrma_qp *qp, enum ib_event_type type)
+{
+	softrma_qp_set_error(qp);
+	softrma_qp_event(qp, type);
+	softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_INJECTED_FAULTS);
+}
+
+static int softrma_fault_device_fatal(struct softrma_dev *sdev)
+{
+	struct ib_event event = {
+		.device = &sdev->ib_dev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	struct softrma_qp *qp;
+	unsigned long qpn;
+	void *entry;
+
+	softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+	ib_dispatch_event(&event);
+	xa_for_each(&sdev->qp_xa, qpn, entry) {
+		qp = softrma_qp_get(sdev, qpn);
+		if (qp) {
+			softrma_qp_set_error(qp);
+			softrma_qp_put(qp);
+		}
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum ib_event_type type;
+} softrma_fault_qp_events[] = {
+	{ "qp_fatal", IB_EVENT_QP_FATAL },
+	{ "qp_req_err", IB_EVENT_QP_REQ_ERR },
+	{ "qp_access_err", IB_EVENT_QP_ACCESS_ERR },
+};
+
+static int softrma_fault_qp_event(struct softrma_dev *sdev, const char *name,
+				  u32 qpn)
+{
+	struct softrma_qp *qp;
+
+	for (int i = 0; i < ARRAY_SIZE(softrma_fault_qp_events); i++) {
+		if (strcmp(name, softrma_fault_qp_events[i].name))
+			continue;
+		qp = softrma_qp_get(sdev, qpn);
+		if (!qp)
+			return -ENOENT;
+		softrma_fault_qp(qp, softrma_fault_qp_events[i].type);
+		softrma_qp_put(qp);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static ssize_t fault_event_store(struct device *device,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct softrma_dev *sdev = softrma_fault_dev(device);
+	char name[16];
+	int err, n;
+	u32 qpn;
+
+	n = sscanf(buf, "%15s %u", name, &qpn);
+	if (n == 1 && !strcmp(name, "port_err"))
+		err = softrma_fault_port(sdev, true);
+	else if (n == 1 && !strcmp(name, "port_active"))
+		err = softrma_fault_port(sdev, false);
+	else if (n == 1 && !strcmp(name, "device_fatal"))
+		err = softrma_fault_device_fatal(sdev);
+	else if (n == 2)
+		err = softrma_fault_qp_event(sdev, name, qpn);
+	else
+		err = -EINVAL;
+	return err ?: count;
+}
+DEVICE_ATTR_WO(fault_event);
+
+static ssize_t fault_wc_status_store(struct device *device,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct softrma_dev *sdev = softrma_fault_dev(device);
+	u32 qpn, status, times = 1;
+	struct softrma_qp *qp;
+
+	if (sscanf(buf, "%u %u %u", &qpn, &status, &times) < 2 ||
+	    status == IB_WC_SUCCESS || status > IB_WC_GENERAL_ERR ||
+	    times > INT_MAX)
+		return -EINVAL;
+	qp = softrma_qp_get(sdev, qpn);
+	if (!qp)
+		return -ENOENT;
+	WRITE_ONCE(qp->fault_wc_status, status);
+	atomic_set_release(&qp->fault_wc_left, times);
+	softrma_qp_put(qp);
+	return count;
+}
+DEVICE_ATTR_WO(fault_wc_status);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Fault injection (fault.c): what an administrator asks a device to get
+ * wrong, through its fault_* sysfs attributes, so that applications can
+ * test their error paths.
+ */
+#ifndef SOFTRMA_FAULT_H
+#define SOFTRMA_FAULT_H
+
+#include <linux/device.h>
+#include <rdma/ib_verbs.h>
+
+#include "limits.h"
+
+struct softrma_dev;
+struct softrma_qp;
+struct sk_buff;
+
+/* What happens to a RoCEv2 packet the device sends. */
+enum softrma_fault_pkt {
+	SOFTRMA_FAULT_PASS,
+	SOFTRMA_FAULT_DROP,
+	SOFTRMA_FAULT_DUPLICATE,
+	SOFTRMA_FAULT_CORRUPT,
+	SOFTRMA_FAULT_PKT_NUM
+};
+
+struct softrma_fault {
+	u32 pkt_ppm[SOFTRMA_FAULT_PKT_NUM];	/* per million packets sent */
+	atomic_t fail_create[SOFTRMA_OBJ_NUM];	/* creations still to fail */
+	bool port_down;			/* reported DOWN; set under RTNL */
+};
+
+bool softrma_fault_create(struct softrma_dev *sdev, enum softrma_obj obj);
+enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev);
+enum ib_wc_status softrma_fault_wc_status(struct softrma_qp *qp,
+					  enum ib_wc_status status);
+
+extern struct device_attribute dev_attr_fault_drop;
+extern struct device_attribute dev_attr_fault_duplicate;
+extern struct device_attribute dev_attr_fault_corrupt;
+extern struct device_attribute dev_attr_fault_fail_create;
+extern struct device_attribute dev_attr_fault_event;
+extern struct device_attribute dev_attr_fault_wc_status;
+
+#endif /* SOFTRMA_FAULT_H */

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fault injection through a device's fault_* attributes (kernel/fault.c),
+ * and what the application sees of each:
+ *
+ *  create   "TYPE 1" in fault_fail_create: the next PD, CQ, QP, SRQ, MR,
+ *	     MW, AH creation fails with ENOMEM, the one after succeeds;
+ *  wc       "QPN STATUS 1" in fault_wc_status: the next RDMA WRITE
+ *	     completes with that status although its data arrived, the QP
+ *	     is in error and the next request is flushed; a status out of
+ *	     range, or a QP that does not exist, is refused;
+ *  events   "qp_fatal N", "qp_req_err N", "qp_access_err N": the event of
+ *	     that QP, which is in error; "port_err" and "port_active": the
+ *	     events, and the port DOWN between them; "device_fatal": the
+ *	     event and every QP in error; unknown names are refused;
+ *  packets  with 2% of the packets lost, 2% corrupted and 5% sent twice
+ *	     (the caller sets force_wire), 200 RDMA WRITEs of 4 KiB and 200
+ *	     SENDs all complete, every byte in place: only the counters tell
+ *	     (at 20% loss a 4 KiB WRITE, four packets and an ACK, runs out
+ *	     of its 7 retries now and then, as it would on such a link).
+ *
+ * usage: fault create|wc|events|packets  (SOFTRMA_DEV, SOFTRMA_IPV4)
+ */
+#include <fcntl.h>
+
+#include "pair.h"
+
+static const char *dev;
+
+static int fault_write(const char *attr, const char *value)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/fault_%s", dev,
+		 attr);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0, "%s: %s", path, strerror(errno));
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n < 0 ? errno : 0;
+}
+
+static void fault_set(const char *attr, const char *value)
+{
+	int err = fault_write(attr, value);
+
+	CHECK(!err, "fault_%s \"%s\": %s", attr, value, strerror(err));
+}
+
+/* Creates one object of @type on @pd; 0 or its errno.  Frees it again. */
+static int create_one(const char *type, struct ibv_pd *pd, struct ibv_cq *cq,
+		      void *buf)
+{
+	struct ibv_qp_init_attr qpa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_srq_init_attr srqa = { .attr = { .max_wr = 1, .max_sge = 1 } };
+	struct ibv_ah_attr aha = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .sgid_index = gid_index, .hop_limit = 1 },
+	};
+	void *obj;
+
+	errno = 0;
+	if (!strcmp(type, "pd")) {
+		obj = ibv_alloc_pd(ctx);
+		if (obj)
+			CHECK_EQ(ibv_dealloc_pd(obj), 0);
+	} else if (!strcmp(type, "cq")) {
+		obj = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+		if (obj)
+			CHECK_EQ(ibv_destroy_cq(obj), 0);
+	} else if (!strcmp(type, "qp")) {
+		obj = ibv_create_qp(pd, &qpa);
+		if (obj)
+			CHECK_EQ(ibv_destroy_qp(obj), 0);
+	} else if (!strcmp(type, "srq")) {
+		obj = ibv_create_srq(pd, &srqa);
+		if (obj)
+			CHECK_EQ(ibv_destroy_srq(obj), 0);
+	} else if (!strcmp(type, "mr")) {
+		obj = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+		if (obj)
+			CHECK_EQ(ibv_dereg_mr(obj), 0);
+	} else if (!strcmp(type, "mw")) {
+		obj = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		if (obj)
+			CHECK_EQ(ibv_dealloc_mw(obj), 0);
+	} else {
+		CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &aha.grh.dgid), 0);
+		obj = ibv_create_ah(pd, &aha);
+		if (obj)
+			CHECK_EQ(ibv_destroy_ah(obj), 0);
+	}
+	return obj ? 0 : errno;
+}
+
+static void test_create(void)
+{
+	static const char *const types[] = { "pd", "cq", "qp", "srq", "mr",
+					     "mw", "ah" };
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	void *buf = calloc(1, 4096);
+	char value[16];
+
+	CHECK(pd && cq && buf, "setup: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(value, sizeof(value), "%s 1", types[i]);
+		fault_set("fail_create", value);
+		CHECK_EQ(create_one(types[i], pd, cq, buf), ENOMEM);
+		CHECK_EQ(create_one(types[i], pd, cq, buf), 0);
+		printf("# %s: the next creation failed with ENOMEM, then one worked\n",
+		       types[i]);
+	}
+	CHECK_EQ(fault_write("fail_create", "xrcd 1"), EINVAL);
+	CHECK_EQ(fault_write("fail_create", "qp -1"), EINVAL);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	free(buf);
+}
+
+static struct ibv_send_wr write_wr(struct pair *p, struct ibv_sge *sge,
+				   uint32_t off, uint32_t len)
+{
+	*sge = (struct ibv_sge) { (uintptr_t)p->a.buf + off, len, p->a.mr->lkey };
+	return (struct ibv_send_wr) {
+		.wr_id = off, .sg_list = sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = { (uintptr_t)p->b.buf + off, p->b.mr->rkey },
+	};
+}
+
+static void test_wc(void)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+	char value[32];
+
+	pair_init(&p, ALL_ACCESS, 7);
+	fill(p.a.buf, 4096, 5);
+	snprintf(value, sizeof(value), "%u %d 1", p.a.qp->qp_num,
+		 IBV_WC_RETRY_EXC_ERR);
+	fault_set("wc_status", value);
+	wr = write_wr(&p, &sge, 0, 4096);
+	wc = post_wait(&p.a, &wr);
+	CHECK_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+	CHECK(wait_data(p.b.buf, p.a.buf, 4096), "the data did not arrive");
+	CHECK_EQ(ibv_query_qp(p.a.qp, &attr, IBV_QP_STATE, &init), 0);
+	CHECK_EQ(attr.qp_state, IBV_QPS_ERR);
+	wr = write_wr(&p, &sge, 4096, 64);
+	wc = post_wait(&p.a, &wr);
+	CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
+	printf("# an injected %s, the data in place, the QP in error\n",
+	       ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
+
+	snprintf(value, sizeof(value), "%u 0", p.b.qp->qp_num);
+	CHECK_EQ(fault_write("wc_status", value), EINVAL);
+	snprintf(value, sizeof(value), "%u 22", p.b.qp->qp_num);
+	CHECK_EQ(fault_write("wc_status", value), EINVAL);
+	CHECK_EQ(fault_write("wc_status", "16777000 12"), ENOENT);
+	CHECK_EQ(fault_write("wc_status", "nonsense"), EINVAL);
+	pair_fini(&p);
+}
+
+/* The next async event, which must be @type (of @qp, if given). */
+static void expect_event(int type, struct ibv_qp *qp)
+{
+	struct ibv_qp *got = NULL;
+	int seen;
+
+	/* The port's GID events of a port going down or up may come first. */
+	do {
+		seen = test_async_event_of(ctx, test_bound(5) * 1000,
+					   qp ? &got : NULL);
+	} while (seen == IBV_EVENT_GID_CHANGE && seen != type);
+	CHECK(seen == type, "event %d (%s), want %s", seen,
+	      seen < 0 ? "none" : ibv_event_type_str(seen),
+	      ibv_event_type_str(type));
+	CHECK(!qp || got == qp, "the event of another QP");
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	CHECK_EQ(ibv_query_qp(qp, &attr, IBV_QP_STATE, &init), 0);
+	return attr.qp_state;
+}
+
+static enum ibv_port_state port_state(void)
+{
+	struct ibv_port_attr attr;
+
+	CHECK_EQ(ibv_query_port(ctx, 1, &attr), 0);
+	return attr.state;
+}
+
+static void test_events(void)
+{
+	static const struct { const char *name; int type; } qp_events[] = {
+		{ "qp_fatal", IBV_EVENT_QP_FATAL },
+		{ "qp_req_err", IBV_EVENT_QP_REQ_ERR },
+		{ "qp_access_err", IBV_EVENT_QP_ACCESS_ERR },
+	};
+	char value[32];
+	struct pair p;
+
+	for (size_t i = 0; i < sizeof(qp_events) / sizeof(qp_events[0]); i++) {
+		pair_init(&p, ALL_ACCESS, 7);
+		snprintf(value, sizeof(value), "%s %u", qp_events[i].name,
+			 p.b.qp->qp_num);
+		fault_set("event", value);
+		expect_event(qp_events[i].type, p.b.qp);
+		CHECK_EQ(qp_state(p.b.qp), IBV_QPS_ERR);
+		CHECK_EQ(qp_state(p.a.qp), IBV_QPS_RTS);
+		printf("# %s: the event of that QP, which is in error\n",
+		       qp_events[i].name);
+		pair_fini(&p);
+	}
+
+	CHECK_EQ(port_state(), IBV_PORT_ACTIVE);
+	fault_set("event", "port_err");
+	expect_event(IBV_EVENT_PORT_ERR, NULL);
+	CHECK_EQ(port_state(), IBV_PORT_DOWN);
+	fault_set("event", "port_active");
+	expect_event(IBV_EVENT_PORT_ACTIVE, NULL);
+	CHECK_EQ(port_state(), IBV_PORT_ACTIVE);
+	printf("# port_err, port_active: the events, the port DOWN between\n");
+
+	pair_init(&p, ALL_ACCESS, 7);
+	fault_set("event", "device_fatal");
+	expect_event(IBV_EVENT_DEVICE_FATAL, NULL);
+	CHECK_EQ(qp_state(p.a.qp), IBV_QPS_ERR);
+	CHECK_EQ(qp_state(p.b.qp), IBV_QPS_ERR);
+	printf("# device_fatal: the event, every QP in error\n");
+	pair_fini(&p);
+
+	CHECK_EQ(fault_write("event", "qp_fatal 16777000"), ENOENT);
+	CHECK_EQ(fault_write("event", "meltdown"), EINVAL);
+	CHECK_EQ(fault_write("event", "port_err 3"), EINVAL);
+}
+
+static void test_packets(void)
+{
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+
+	pair_init(&p, ALL_ACCESS, 7);
+	fault_set("drop", "20000");
+	fault_set("duplicate", "50000");
+	fault_set("corrupt", "20000");
+	fill(p.a.buf, PAIR_BUF_LEN, 9);
+	for (uint32_t i = 0; i < 200; i++) {
+		wr = write_wr(&p, &sge, i * 4096, 4096);
+		wc = post_wait(&p.a, &wr);
+		CHECK(wc.status == IBV_WC_SUCCESS, "write %u: %s", i,
+		      ibv_wc_status_str(wc.status));
+	}
+	CHECK(!memcmp(p.a.buf, p.b.buf, 200 * 4096), "the writes' data");
+	for (uint32_t i = 0; i < 200; i++) {
+		memset(p.b.buf, 0, 256);
+		sge = (struct ibv_sge) { (uintptr_t)p.b.buf, 256, p.b.mr->lkey };
+		rwr = (struct ibv_recv_wr) { .sg_list = &sge, .num_sge = 1 };
+		CHECK_EQ(ibv_post_recv(p.b.qp, &rwr, &rbad), 0);
+		sge = (struct ibv_sge) { (uintptr_t)p.a.buf + i, 256,
+					 p.a.mr->lkey };
+		wr = (struct ibv_send_wr) { .sg_list = &sge, .num_sge = 1,
+					    .opcode = IBV_WR_SEND };
+		wc = post_wait(&p.a, &wr);
+		CHECK(wc.status == IBV_WC_SUCCESS, "send %u: %s", i,
+		      ibv_wc_status_str(wc.status));
+		wc = test_poll_one(p.b.cq, 5);
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == 256,
+		      "receive %u: %s", i, ibv_wc_status_str(wc.status));
+		CHECK(!memcmp(p.b.buf, p.a.buf + i, 256), "send %u's data", i);
+	}
+	fault_set("drop", "0");
+	fault_set("duplicate", "0");
+	fault_set("corrupt", "0");
+	printf("# 200 WRITEs and 200 SENDs through 2%% loss, 2%% corruption "
+	       "and 5%% duplicates: all complete, every byte in place\n");
+	CHECK_EQ(fault_write("drop", "1000001"), ERANGE);
+	pair_fini(&p);
+}
+
+int main(int argc, char **argv)
+{
+	const char *ipv4 = getenv("SOFTRMA_IPV4");
+
+	dev = getenv("SOFTRMA_DEV");
+	CHECK(argc == 2 && dev && ipv4,
+	      "usage: fault create|wc|events|packets (SOFTRMA_DEV, SOFTRMA_IPV4)");
+	ctx = test_open_device(dev);
+	gid_index = test_find_ipv4_gid(ctx, ipv4);
+	if (!strcmp(argv[1], "create"))
+		test_create();
+	else if (!strcmp(argv[1], "wc"))
+		test_wc();
+	else if (!strcmp(argv[1], "events"))
+		test_events();
+	else if (!strcmp(argv[1], "packets"))
+		test_packets();
+	else
+		FAIL("no test %s", argv[1]);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	return KSFT_PASS;
+}
