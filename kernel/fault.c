@@ -6,7 +6,9 @@
  *
  *  fault_drop, fault_duplicate, fault_corrupt
  *	RoCEv2 packets the device sends that are lost, sent twice, or sent
- *	with one bit flipped after the ICRC was computed, per million;
+ *	with one bit flipped after the ICRC was computed, per million; while
+ *	any is set, QPs of the device, or to it, that connect on one host
+ *	take packets too (local.c);
  *  fault_fail_create
  *	"TYPE N": the next N creations of a TYPE (pd qp cq srq mr mw ah)
  *	fail with ENOMEM, as when the device runs out;
@@ -60,6 +62,15 @@ enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev)
 		dice -= min(dice, ppm);
 	}
 	return SOFTRMA_FAULT_PASS;
+}
+
+/* Whether packets @sdev sends are to be lost, duplicated or corrupted. */
+bool softrma_fault_lossy(const struct softrma_dev *sdev)
+{
+	for (int f = SOFTRMA_FAULT_DROP; f < SOFTRMA_FAULT_PKT_NUM; f++)
+		if (READ_ONCE(sdev->fault.pkt_ppm[f]))
+			return true;
+	return false;
 }
 
 /* The status a send work request of @qp that ends with @status reports. */

@@ -33,6 +33,7 @@ struct softrma_fault {
 
 bool softrma_fault_create(struct softrma_dev *sdev, enum softrma_obj obj);
 enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev);
+bool softrma_fault_lossy(const struct softrma_dev *sdev);
 enum ib_wc_status softrma_fault_wc_status(struct softrma_qp *qp,
 					  enum ib_wc_status status);
 

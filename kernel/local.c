@@ -14,7 +14,9 @@
  * @qp: the requester, whose namespace is searched
  * @dgid: the destination GID
  *
- * With force_wire set every destination is elsewhere: it takes packets.
+ * With force_wire set every destination is elsewhere: it takes packets;
+ * so does one where either device is to lose, duplicate or corrupt
+ * packets (fault.c), so that the faults reach QPs of one host too.
  *
  * Context: Process context.
  * Return: the device, held until ib_device_put(), or NULL.
@@ -22,9 +24,17 @@
 struct softrma_dev *softrma_local_dev(struct softrma_qp *qp,
 				      const union ib_gid *dgid)
 {
-	if (softrma_net_forced())
+	struct softrma_dev *sdev;
+
+	if (softrma_net_forced() ||
+	    softrma_fault_lossy(to_sdev(qp->ibqp.device)))
 		return NULL;
-	return softrma_get_dev_by_gid(softrma_qp_net(qp), dgid);
+	sdev = softrma_get_dev_by_gid(softrma_qp_net(qp), dgid);
+	if (sdev && softrma_fault_lossy(sdev)) {
+		ib_device_put(&sdev->ib_dev);
+		return NULL;
+	}
+	return sdev;
 }
 
 /*

@@ -4,7 +4,8 @@
 # knob: verbs/fault.c's create (a failed creation of every object type),
 # wc (an injected error completion, on the local transport and on the
 # wire), events (QP, port and device events) and packets (2% loss, 2%
-# corruption, 5% duplicates on the wire: every byte still in place), and
+# corruption, 5% duplicates, which put QPs of one host on packets: every
+# byte still in place), and
 # the counters behind them.  Only root may inject: an unprivileged user's
 # write is refused.
 . "$(dirname "$0")/../lib.sh"
@@ -16,13 +17,13 @@ run() { SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/fault" "$@"; }
 run create || fail "create"
 run wc || fail "wc, local transport"
 run events || fail "events"
-echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
-trap 'echo 0 > /sys/module/softrma/parameters/force_wire' EXIT
-run wc || fail "wc, wire"
 before_icrc=$(port_counter softrma0 rcvd_icrc_err)
 before_dup=$(port_counter softrma0 duplicate_request)
 before_retrans=$(port_counter softrma0 retrans_pkts)
+before_local=$(port_counter softrma0 local_sent_msgs)
 run packets || fail "packets"
+[ "$(port_counter softrma0 local_sent_msgs)" -eq "$before_local" ] ||
+	fail "packet faults set, yet the local transport carried messages"
 icrc=$(($(port_counter softrma0 rcvd_icrc_err) - before_icrc))
 dup=$(($(port_counter softrma0 duplicate_request) - before_dup))
 retrans=$(($(port_counter softrma0 retrans_pkts) - before_retrans))
@@ -30,6 +31,9 @@ info "packets: $icrc ICRC errors, $dup duplicate requests, $retrans retransmitte
 if [ "$icrc" -eq 0 ] || [ "$dup" -eq 0 ] || [ "$retrans" -eq 0 ]; then
 	fail "the packet faults left no trace in the counters"
 fi
+echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
+trap 'echo 0 > /sys/module/softrma/parameters/force_wire' EXIT
+run wc || fail "wc, wire"
 injected=$(port_counter softrma0 injected_faults)
 info "injected_faults: $injected"
 [ "$injected" -gt 20 ] || fail "injected_faults $injected"

@@ -14,7 +14,7 @@
  *	     events, and the port DOWN between them; "device_fatal": the
  *	     event and every QP in error; unknown names are refused;
  *  packets  with 2% of the packets lost, 2% corrupted and 5% sent twice
- *	     (the caller sets force_wire), 200 RDMA WRITEs of 4 KiB and 200
+ *	     (which puts QPs of one host on packets), 200 RDMA WRITEs of 4 KiB and 200
  *	     SENDs all complete, every byte in place: only the counters tell
  *	     (at 20% loss a 4 KiB WRITE, four packets and an ACK, runs out
  *	     of its 7 retries now and then, as it would on such a link).
@@ -258,10 +258,11 @@ static void test_packets(void)
 	struct ibv_wc wc;
 	struct pair p;
 
-	pair_init(&p, ALL_ACCESS, 7);
+	/* Set before the QPs connect: they then take packets (local.c). */
 	fault_set("drop", "20000");
 	fault_set("duplicate", "50000");
 	fault_set("corrupt", "20000");
+	pair_init(&p, ALL_ACCESS, 7);
 	fill(p.a.buf, PAIR_BUF_LEN, 9);
 	for (uint32_t i = 0; i < 200; i++) {
 		wr = write_wr(&p, &sge, i * 4096, 4096);
