@@ -219,6 +219,23 @@ static void softrma_cq_overflow_event(struct softrma_cq *cq)
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 }
 
+/*
+ * Fails @cq as an overflow does (fault.c): IB_EVENT_CQ_ERR once, and the
+ * QPs that complete into it from now on fail.
+ */
+void softrma_cq_fail(struct softrma_cq *cq)
+{
+	unsigned long irqflags;
+	bool first;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	first = !cq->overflowed;
+	cq->overflowed = true;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	if (first)
+		softrma_cq_overflow_event(cq);
+}
+
 /* Kernel consumers: the ring holds ib_wc, and the kernel owns both indices. */
 int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 {

@@ -16,7 +16,9 @@
  *	"port_err", "port_active": the port reports DOWN until port_active,
  *	with the events; "device_fatal": IB_EVENT_DEVICE_FATAL and every QP
  *	in error; "qp_fatal N", "qp_req_err N", "qp_access_err N": that
- *	event of QP N, which goes to error;
+ *	event of QP N, which goes to error; "cq_err N": IB_EVENT_CQ_ERR of
+ *	the CQ that "rdma resource show cq" numbers N, which then fails the
+ *	QPs that complete into it, as an overflowed one;
  *  fault_wc_status
  *	"QPN STATUS [COUNT]": the next COUNT (1) send work requests of the
  *	QP that would succeed complete with the ibv_wc_status STATUS
@@ -27,6 +29,7 @@
 
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
+#include <rdma/restrack.h>
 
 #include "fault.h"
 #include "verbs.h"
@@ -235,6 +238,19 @@ static int softrma_fault_qp_event(struct softrma_dev *sdev, const char *name,
 	return -EINVAL;
 }
 
+static int softrma_fault_cq_err(struct softrma_dev *sdev, u32 cqn)
+{
+	struct rdma_restrack_entry *res;
+
+	res = rdma_restrack_get_byid(&sdev->ib_dev, RDMA_RESTRACK_CQ, cqn);
+	if (IS_ERR(res))
+		return -ENOENT;
+	softrma_cq_fail(to_scq(container_of(res, struct ib_cq, res)));
+	rdma_restrack_put(res);
+	softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+	return 0;
+}
+
 static ssize_t fault_event_store(struct device *device,
 				 struct device_attribute *attr,
 				 const char *buf, size_t count)
@@ -242,17 +258,19 @@ static ssize_t fault_event_store(struct device *device,
 	struct softrma_dev *sdev = softrma_fault_dev(device);
 	char name[16];
 	int err, n;
-	u32 qpn;
+	u32 num;
 
-	n = sscanf(buf, "%15s %u", name, &qpn);
+	n = sscanf(buf, "%15s %u", name, &num);
 	if (n == 1 && !strcmp(name, "port_err"))
 		err = softrma_fault_port(sdev, true);
 	else if (n == 1 && !strcmp(name, "port_active"))
 		err = softrma_fault_port(sdev, false);
 	else if (n == 1 && !strcmp(name, "device_fatal"))
 		err = softrma_fault_device_fatal(sdev);
+	else if (n == 2 && !strcmp(name, "cq_err"))
+		err = softrma_fault_cq_err(sdev, num);
 	else if (n == 2)
-		err = softrma_fault_qp_event(sdev, name, qpn);
+		err = softrma_fault_qp_event(sdev, name, num);
 	else
 		err = -EINVAL;
 	return err ?: count;

@@ -515,6 +515,7 @@ int softrma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int softrma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int softrma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int softrma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+void softrma_cq_fail(struct softrma_cq *cq);
 bool softrma_cq_post(struct softrma_cq *cq, struct softrma_qp *qp,
 		     const struct softrma_cqe *cqe, bool solicited);
 

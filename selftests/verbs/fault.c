@@ -12,7 +12,9 @@
  *  events   "qp_fatal N", "qp_req_err N", "qp_access_err N": the event of
  *	     that QP, which is in error; "port_err" and "port_active": the
  *	     events, and the port DOWN between them; "device_fatal": the
- *	     event and every QP in error; unknown names are refused;
+ *	     event and every QP in error; "cq_err N": the CQ's event, and a
+ *	     QP completing into it fails; unknown names and numbers are
+ *	     refused;
  *  packets  with 2% of the packets lost, 2% corrupted and 5% sent twice
  *	     (which puts QPs of one host on packets), 200 RDMA WRITEs of 4 KiB and 200
  *	     SENDs all complete, every byte in place: only the counters tell
@@ -205,6 +207,65 @@ static enum ibv_port_state port_state(void)
 	return attr.state;
 }
 
+/* The number "rdma resource show" gives this process's only CQ. */
+static unsigned int only_cqn(void)
+{
+	char cmd[128], line[512];
+	unsigned int cqn = 0, n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show cq dev %s pid %d", dev,
+		 (int)getpid());
+	f = popen(cmd, "r");
+	CHECK(f, "popen");
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " cqn ");
+
+		if (p && sscanf(p, " cqn %u", &cqn) == 1)
+			n++;
+	}
+	CHECK_EQ(pclose(f), 0);
+	CHECK_EQ(n, 1);
+	return cqn;
+}
+
+/* cq_err: the CQ's event, and a QP that completes into it fails. */
+static void cq_err(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	char value[32];
+	struct pair p;
+
+	CHECK(cq, "create_cq: %s", strerror(errno));
+	snprintf(value, sizeof(value), "cq_err %u", only_cqn());
+	side_init(&p.a, NULL, ALL_ACCESS, NULL);
+	side_init(&p.b, NULL, ALL_ACCESS, NULL);
+	CHECK_EQ(ibv_destroy_qp(p.a.qp), 0);
+	p.a.qp = test_create_qp(p.a.pd, cq, NULL, IBV_QPT_RC, ALL_ACCESS);
+	connect_qp(p.a.qp, p.b.qp->qp_num, 7);
+	connect_qp(p.b.qp, p.a.qp->qp_num, 7);
+	fault_set("event", value);
+	expect_event(IBV_EVENT_CQ_ERR, NULL);
+	wr = write_wr(&p, &sge, 0, 64);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	{
+		struct ibv_send_wr *bad;
+
+		CHECK_EQ(ibv_post_send(p.a.qp, &wr, &bad), 0);
+	}
+	for (int i = 0; i < 5000 && qp_state(p.a.qp) != IBV_QPS_ERR; i++)
+		usleep(1000);
+	CHECK_EQ(ibv_query_qp(p.a.qp, &attr, IBV_QP_STATE, &init), 0);
+	CHECK_EQ(attr.qp_state, IBV_QPS_ERR);
+	printf("# cq_err: the CQ's event, and the QP completing into it failed\n");
+	pair_fini(&p);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+}
+
 static void test_events(void)
 {
 	static const struct { const char *name; int type; } qp_events[] = {
@@ -245,7 +306,10 @@ static void test_events(void)
 	printf("# device_fatal: the event, every QP in error\n");
 	pair_fini(&p);
 
+	cq_err();
+
 	CHECK_EQ(fault_write("event", "qp_fatal 16777000"), ENOENT);
+	CHECK_EQ(fault_write("event", "cq_err 16777000"), ENOENT);
 	CHECK_EQ(fault_write("event", "meltdown"), EINVAL);
 	CHECK_EQ(fault_write("event", "port_err 3"), EINVAL);
 }
