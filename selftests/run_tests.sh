@@ -31,7 +31,7 @@ device/ud_ops.sh
 device/ext_api.sh
 device/mw.sh
 device/pyverbs.sh
-device/pd_rings.sh
+device/parent_domain.sh
 device/shared_pd.sh
 device/fault.sh
 device/resize.sh
