@@ -50,23 +50,6 @@ bool softrma_fault_create(struct softrma_dev *sdev, enum softrma_obj obj)
 	return true;
 }
 
-/* What becomes of the next packet @sdev sends. */
-enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev)
-{
-	u32 dice = get_random_u32_below(SOFTRMA_FAULT_PPM);
-
-	for (int f = SOFTRMA_FAULT_DROP; f < SOFTRMA_FAULT_PKT_NUM; f++) {
-		u32 ppm = READ_ONCE(sdev->fault.pkt_ppm[f]);
-
-		if (dice < ppm) {
-			softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
-			return f;
-		}
-		dice -= min(dice, ppm);
-	}
-	return SOFTRMA_FAULT_PASS;
-}
-
 /* Whether packets @sdev sends are to be lost, duplicated or corrupted. */
 bool softrma_fault_lossy(const struct softrma_dev *sdev)
 {
@@ -74,6 +57,29 @@ bool softrma_fault_lossy(const struct softrma_dev *sdev)
 		if (READ_ONCE(sdev->fault.pkt_ppm[f]))
 			return true;
 	return false;
+}
+
+/*
+ * What becomes of the next packet @sdev sends; no dice are cast while no
+ * packet fault is set.
+ */
+enum softrma_fault_pkt softrma_fault_packet(struct softrma_dev *sdev)
+{
+	u32 dice;
+
+	if (!softrma_fault_lossy(sdev))
+		return SOFTRMA_FAULT_PASS;
+	dice = get_random_u32_below(SOFTRMA_FAULT_PPM);
+	for (int f = SOFTRMA_FAULT_DROP; f < SOFTRMA_FAULT_PKT_NUM; f++) {
+		u32 ppm = READ_ONCE(sdev->fault.pkt_ppm[f]);
+
+		if (dice < ppm) {
+			softrma_count(sdev, SOFTRMA_CNT_INJECTED_FAULTS);
+			return f;
+		}
+		dice -= ppm;
+	}
+	return SOFTRMA_FAULT_PASS;
 }
 
 /* The status a send work request of @qp that ends with @status reports. */

@@ -80,12 +80,9 @@ static int softrma_srq_next_queue(struct softrma_srq *srq, u32 max_wr,
 	/* A provider that cannot map a new ring sends no address. */
 	if (udata->inlen < sizeof(cmd))
 		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	err = softrma_udata_cmd(udata, &cmd, sizeof(cmd));
 	if (err)
 		return err;
-	if (!ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 
 	uctx = rdma_udata_to_drv_context(udata, struct softrma_ucontext, ibuc);
 	err = softrma_queue_init(next, &uctx->ibuc, softrma_ring_entries(max_wr),
