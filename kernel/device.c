@@ -98,6 +98,7 @@ static int softrma_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_SRQ_RESIZE |
+				 IB_DEVICE_XRC |
 				 SOFTRMA_DEVICE_CAP_RMA_EXT;
 	attr->max_fast_reg_page_list_len = SOFTRMA_MAX_FAST_REG_PAGES;
 	attr->max_mw = softrma_limit(SOFTRMA_OBJ_MW);
@@ -215,6 +216,8 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mr_xa);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
+	WARN_ON(!xa_empty(&sdev->srq_xa));
+	xa_destroy(&sdev->srq_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
 	WARN_ON(!list_empty(&sdev->mcg_list));
@@ -345,6 +348,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.alloc_mw = softrma_alloc_mw,
 	.alloc_pd = softrma_alloc_pd,
 	.alloc_ucontext = softrma_alloc_ucontext,
+	.alloc_xrcd = softrma_alloc_xrcd,
 	.attach_mcast = softrma_attach_mcast,
 	.create_ah = softrma_create_ah,
 	.create_cq = softrma_create_cq,
@@ -355,6 +359,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.dealloc_mw = softrma_dealloc_mw,
 	.dealloc_pd = softrma_dealloc_pd,
 	.dealloc_ucontext = softrma_dealloc_ucontext,
+	.dealloc_xrcd = softrma_dealloc_xrcd,
 	.dereg_mr = softrma_dereg_mr,
 	.destroy_ah = softrma_destroy_ah,
 	.destroy_cq = softrma_destroy_cq,
@@ -397,6 +402,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, softrma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrma_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, softrma_xrcd, ibxrcd),
 };
 
 static void softrma_init_ib_dev(struct softrma_dev *sdev,
@@ -407,6 +413,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	INIT_LIST_HEAD(&sdev->list);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&sdev->mcg_list);
 	mutex_init(&sdev->mcg_lock);

@@ -10,7 +10,7 @@
  *	any is set, QPs of the device, or to it, that connect on one host
  *	take packets too (local.c);
  *  fault_fail_create
- *	"TYPE N": the next N creations of a TYPE (pd qp cq srq mr mw ah)
+ *	"TYPE N": the next N creations of a TYPE (pd qp cq srq mr mw ah xrcd)
  *	fail with ENOMEM, as when the device runs out;
  *  fault_event
  *	"port_err", "port_active": the port reports DOWN until port_active,
@@ -141,6 +141,7 @@ static const char *const softrma_obj_names[SOFTRMA_OBJ_NUM] = {
 	[SOFTRMA_OBJ_MR] = "mr",
 	[SOFTRMA_OBJ_MW] = "mw",
 	[SOFTRMA_OBJ_AH] = "ah",
+	[SOFTRMA_OBJ_XRCD] = "xrcd",
 };
 
 static ssize_t fault_fail_create_show(struct device *device,

@@ -26,6 +26,7 @@ static struct softrma_limit softrma_limits[SOFTRMA_OBJ_NUM] = {
 	[SOFTRMA_OBJ_MR] = { .max = 0x100000, .ceiling = SOFTRMA_MR_INDEX_MAX },
 	[SOFTRMA_OBJ_MW] = { .max = 0x10000, .ceiling = SOFTRMA_MR_INDEX_MAX },
 	[SOFTRMA_OBJ_AH] = { .max = 0x10000, .ceiling = SOFTRMA_AH_NUM_MAX },
+	[SOFTRMA_OBJ_XRCD] = { .max = 0x10000, .ceiling = INT_MAX },
 };
 
 static int softrma_limit_set(const char *val, const struct kernel_param *kp)
@@ -66,6 +67,7 @@ SOFTRMA_LIMIT_PARAM(max_srq, SOFTRMA_OBJ_SRQ, "shared receive queues");
 SOFTRMA_LIMIT_PARAM(max_mr, SOFTRMA_OBJ_MR, "memory regions");
 SOFTRMA_LIMIT_PARAM(max_mw, SOFTRMA_OBJ_MW, "memory windows");
 SOFTRMA_LIMIT_PARAM(max_ah, SOFTRMA_OBJ_AH, "address handles");
+SOFTRMA_LIMIT_PARAM(max_xrcd, SOFTRMA_OBJ_XRCD, "XRC domains");
 
 u32 softrma_limit(enum softrma_obj obj)
 {

@@ -28,6 +28,7 @@ struct softrma_dev;
 #define SOFTRMA_MAX_FAST_REG_PAGES	512	/* as rdma_rxe */
 #define SOFTRMA_MR_INDEX_MAX	((1U << 24) - 1)	/* keys: index << 8 */
 #define SOFTRMA_AH_NUM_MAX	((1U << 24) - 1)
+#define SOFTRMA_SRQN_MAX	((1U << 24) - 1)	/* XRC SRQs: XRCETH */
 #define SOFTRMA_MAX_MCAST_GRP	8192
 #define SOFTRMA_MAX_MCAST_QP_ATTACH	56
 #define SOFTRMA_FW_VER		"0.1.0"
@@ -54,6 +55,7 @@ enum softrma_obj {
 	SOFTRMA_OBJ_MR,
 	SOFTRMA_OBJ_MW,
 	SOFTRMA_OBJ_AH,
+	SOFTRMA_OBJ_XRCD,
 	SOFTRMA_OBJ_NUM
 };
 

@@ -473,7 +473,8 @@ void softrma_mr_wait_users(struct softrma_mr *mr)
 
 /**
  * softrma_mr_invalidate() - Executes an IB_WR_LOCAL_INV or a remote one.
- * @qp: the invalidating QP, of the MR's or window's PD
+ * @qp: the invalidating QP, whose PD (an XRC TGT QP's: softrma_qp_resp_pd())
+ *	must be the MR's or window's
  * @key: the key the MR or window has
  *
  * From the return on, no access through the last key begins, and the
@@ -493,7 +494,7 @@ int softrma_mr_invalidate(struct ib_qp *qp, u32 key)
 	xa_lock(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
 	if (!mr || !(softrma_mr_is_fast_reg(mr) || mr->mw_type) ||
-	    mr->ibmr.pd != qp->pd || mr->key != key) {
+	    mr->ibmr.pd != softrma_qp_resp_pd(to_sqp(qp)) || mr->key != key) {
 		xa_unlock(&sdev->mr_xa);
 		return -EINVAL;
 	}
@@ -617,11 +618,14 @@ static bool softrma_mr_covers(const struct softrma_mr *mr, u64 iova, u64 len)
 	       iova - mr->iova <= mr->length - len;
 }
 
-/* Whether @qp reaches @mr remotely: its PD, and a type 2B window's QP. */
+/*
+ * Whether @qp reaches @mr remotely: the PD of its responder, and a type 2B
+ * window's QP.
+ */
 static bool softrma_mr_reachable(const struct softrma_mr *mr,
 				 struct ib_qp *qp)
 {
-	return mr->ibmr.pd == qp->pd &&
+	return mr->ibmr.pd == softrma_qp_resp_pd(to_sqp(qp)) &&
 	       (mr->mw_type != IB_MW_TYPE_2 ||
 		mr->qp_serial == to_sqp(qp)->serial);
 }

@@ -17,6 +17,8 @@
  */
 struct softrma_recv_cqe {
 	struct softrma_cqe cqe;
+	struct softrma_cq *cq;
+	struct softrma_srq *xsrq;	/* XRC: in use until posted, for cq */
 	bool solicited;
 	bool held;
 };
@@ -36,6 +38,7 @@ struct softrma_msg {
 	const struct softrma_av *av;	/* UD only: the GRH's contents */
 	const struct softrma_av *path;	/* RC, UC: the requester's connection */
 	u32 qkey;			/* UD only */
+	u32 xrc_srqn;			/* XRC only: the target's SRQ */
 	u64 remote_addr;
 	u32 rkey;
 	u64 compare_add;
@@ -110,6 +113,14 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 void softrma_resp_flush_err(struct softrma_qp *qp);
 struct softrma_mr *softrma_resp_target(struct softrma_qp *qp, u32 rkey,
 				       u64 va, u64 length, u32 wr_opcode);
+
+/* xrc.c: the XRC SRQ of a request for an XRC TGT QP */
+enum softrma_resp_result softrma_xrc_enter(struct softrma_qp *qp,
+					   const struct softrma_msg *msg);
+bool softrma_xrc_take(struct softrma_qp *qp, u32 srqn, u64 serial);
+bool softrma_xrc_enter_held(struct softrma_qp *qp);
+void softrma_xrc_leave(struct softrma_qp *qp);
+void softrma_xrc_note_rqe(struct softrma_qp *qp);
 
 /*
  * A requester's transport, chosen per QP by sq.c, which calls it under

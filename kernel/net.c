@@ -258,7 +258,7 @@ static bool softrma_net_is_response(const struct sk_buff *skb)
 	const u8 *op = skb_header_pointer(skb, skb_transport_offset(skb) +
 					  sizeof(struct udphdr), 1, &buf);
 
-	return op && (*op & 0xe0) == ROCE_RC && roce_op_is_response(*op & 0x1f);
+	return op && roce_opcode_is_response(*op);
 }
 
 /*
@@ -791,15 +791,14 @@ static int softrma_net_rx_connected(struct softrma_dev *sdev,
 				    const u8 *payload,
 				    const struct softrma_av *from)
 {
-	enum ib_qp_type type = (pkt->opcode & 0xe0) == ROCE_RC ? IB_QPT_RC :
-								  IB_QPT_UC;
 	struct softrma_qp *qp;
 	int drop = SOFTRMA_CNT_NUM;
 
 	qp = softrma_qp_get(sdev, pkt->dqpn);
 	if (!qp)
 		return SOFTRMA_CNT_RCVD_NO_QP;
-	if (qp->ibqp.qp_type != type || !READ_ONCE(qp->on_wire))
+	if (softrma_wire_group(qp) != roce_opcode_group(pkt->opcode) ||
+	    !READ_ONCE(qp->on_wire))
 		drop = SOFTRMA_CNT_RCVD_NO_QP;
 	else
 		softrma_wire_rx(qp, pkt, payload, from);
@@ -859,7 +858,7 @@ static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
 	if (roce_parse(&pkt, (u8 *)(uh + 1), udp_len - sizeof(*uh)) != ROCE_OK)
 		return SOFTRMA_CNT_RCVD_MALFORMED;
 	payload = (u8 *)(uh + 1) + roce_hdr_len(pkt.opcode);
-	if ((pkt.opcode & 0xe0) == ROCE_UD)
+	if (roce_opcode_group(pkt.opcode) == ROCE_UD)
 		return softrma_net_rx_datagram(sdev, &pkt, av, payload);
 	return softrma_net_rx_connected(sdev, &pkt, payload, av);
 }

@@ -135,7 +135,7 @@ int softrma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	if (softrma_qp_is_kernel(qp))
 		return softrma_post_kernel_send(qp, wr, bad_wr);
-	if (wr) {
+	if (wr || softrma_qp_is_xrc_tgt(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -172,7 +172,8 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (!softrma_qp_is_kernel(qp) || ibqp->srq || state == IB_QPS_RESET) {
+	if (!softrma_qp_is_kernel(qp) || ibqp->srq || !softrma_qp_responds(qp) ||
+	    state == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

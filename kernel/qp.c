@@ -179,9 +179,12 @@ static int softrma_qp_check_type(enum ib_qp_type type, struct ib_udata *udata)
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
+	case IB_QPT_XRC_TGT:		/* always without udata: see below */
 		return 0;
 	case IB_QPT_GSI:
 		return udata ? -EINVAL : 0;
+	case IB_QPT_XRC_INI:		/* ib_send_wr cannot name an XRC SRQ */
+		return udata ? 0 : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -215,6 +218,9 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = softrma_qp_check_type(init->qp_type, udata);
 	if (err)
 		return err;
+	/* It has no queues; the core passes on what the process asked. */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		init->cap = (struct ib_qp_cap) {};
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (softrma_qp_check_cap(&init->cap))
@@ -237,7 +243,12 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	softrma_users_init(&qp->users);
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->kernel = !udata;
+	/*
+	 * The core creates an XRC TGT QP without udata for a process, to
+	 * share it between processes: it posts nothing, and has no rings to
+	 * map.
+	 */
+	qp->kernel = !udata && init->qp_type != IB_QPT_XRC_TGT;
 
 	err = softrma_qp_init_queues(qp, init, udata, &resp);
 	if (err)
@@ -367,7 +378,7 @@ static void softrma_qp_clean_cqs(struct softrma_qp *qp)
 	lockdep_assert_held(&qp->sq_lock);
 	lockdep_assert_held(&qp->rq_lock);
 	softrma_cq_clean(qp->ibqp.send_cq, qp);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		softrma_cq_clean(qp->ibqp.recv_cq, qp);
 }
 

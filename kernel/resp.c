@@ -11,31 +11,60 @@
 #include "view.h"
 
 /*
- * Receive WQEs come from the QP's own RQ, or from its SRQ, which the
- * responders of every attached QP share under the SRQ's lock.  A receive WQE
- * is either left in its ring or completed: never taken and dropped.
+ * Receive WQEs come from the QP's own RQ, or from an SRQ, which the
+ * responders of every QP that uses it share under the SRQ's lock: the QP's
+ * own, or for an XRC TGT QP the one the request at hand names (xrc.c).  A
+ * receive WQE is either left in its ring or completed: never taken and
+ * dropped.
  */
+static struct softrma_srq *softrma_resp_srq(struct softrma_qp *qp)
+{
+	if (softrma_qp_is_xrc_tgt(qp))
+		return qp->resp.xsrq;
+	return qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
+}
+
+static bool softrma_resp_shares_recv(struct softrma_qp *qp)
+{
+	return qp->ibqp.srq || softrma_qp_is_xrc_tgt(qp);
+}
+
 static struct softrma_queue *softrma_resp_recv_queue(struct softrma_qp *qp)
 {
-	return qp->ibqp.srq ? &to_ssrq(qp->ibqp.srq)->queue : &qp->rq;
+	struct softrma_srq *srq = softrma_resp_srq(qp);
+
+	return srq ? &srq->queue : &qp->rq;
 }
 
 static void softrma_resp_lock_recv(struct softrma_qp *qp)
 {
-	if (qp->ibqp.srq)
-		mutex_lock(&to_ssrq(qp->ibqp.srq)->lock);
+	struct softrma_srq *srq = softrma_resp_srq(qp);
+
+	if (srq)
+		mutex_lock(&srq->lock);
 }
 
 static void softrma_resp_unlock_recv(struct softrma_qp *qp)
 {
-	if (qp->ibqp.srq)
-		mutex_unlock(&to_ssrq(qp->ibqp.srq)->lock);
+	struct softrma_srq *srq = softrma_resp_srq(qp);
+
+	if (srq)
+		mutex_unlock(&srq->lock);
 }
 
 static u32 softrma_resp_max_recv_sge(struct softrma_qp *qp)
 {
-	return qp->ibqp.srq ? to_ssrq(qp->ibqp.srq)->max_sge :
-			      qp->cap.max_recv_sge;
+	struct softrma_srq *srq = softrma_resp_srq(qp);
+
+	return srq ? srq->max_sge : qp->cap.max_recv_sge;
+}
+
+/* An XRC TGT QP has no CQ: its receives complete in their SRQ's. */
+static struct softrma_cq *softrma_resp_recv_cq(struct softrma_qp *qp)
+{
+	if (softrma_qp_is_xrc_tgt(qp))
+		return to_scq(qp->resp.xsrq->ibsrq.ext.cq);
+	return to_scq(qp->ibqp.recv_cq);
 }
 
 /* Receive WQEs posted: -EAGAIN when none, -EPROTO when the ring is corrupt. */
@@ -67,9 +96,11 @@ static enum rdma_network_type softrma_av_network_type(const struct softrma_av *a
 /* Takes the fetched receive WQE out of its ring. */
 static void softrma_resp_consume_rqe(struct softrma_qp *qp)
 {
+	struct softrma_srq *srq = softrma_resp_srq(qp);
+
 	softrma_queue_consume(softrma_resp_recv_queue(qp));
-	if (qp->ibqp.srq)
-		softrma_srq_check_limit(to_ssrq(qp->ibqp.srq));
+	if (srq)
+		softrma_srq_check_limit(srq);
 }
 
 /*
@@ -115,13 +146,17 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 		if (msg->recv_cqe) {
 			*msg->recv_cqe = (struct softrma_recv_cqe) {
 				.cqe = cqe,
+				.cq = softrma_resp_recv_cq(qp),
+				.xsrq = qp->resp.xsrq,
 				.solicited = solicited,
 				.held = true,
 			};
+			if (qp->resp.xsrq)
+				softrma_users_hold(&qp->resp.xsrq->users);
 			return true;
 		}
 	}
-	return softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &cqe, solicited);
+	return softrma_cq_post(softrma_resp_recv_cq(qp), qp, &cqe, solicited);
 }
 
 /**
@@ -140,9 +175,11 @@ void softrma_resp_post_recv(struct softrma_qp *qp, struct softrma_recv_cqe *rc)
 	if (!rc->held)
 		return;
 	rc->held = false;
-	if (!softrma_cq_post(to_scq(qp->ibqp.recv_cq), qp, &rc->cqe,
-			     rc->solicited) && softrma_qp_is_reliable(qp))
+	if (!softrma_cq_post(rc->cq, qp, &rc->cqe, rc->solicited) &&
+	    softrma_qp_is_reliable(qp))
 		softrma_qp_set_error(qp);
+	if (rc->xsrq)
+		softrma_users_put(&rc->xsrq->users);
 }
 
 /*
@@ -159,7 +196,8 @@ static enum ib_wc_status softrma_resp_resolve_rqe(struct softrma_qp *qp)
 	if (rqe->num_sge > softrma_resp_max_recv_sge(qp))
 		return IB_WC_LOC_QP_OP_ERR;
 	ret = softrma_sgl_resolve_recv(&rs->rqe_sgl, to_sdev(qp->ibqp.device),
-				       qp->ibqp.pd, rqe->sge, rqe->num_sge);
+				       softrma_qp_resp_pd(qp), rqe->sge,
+				       rqe->num_sge);
 	if (ret < 0)
 		return IB_WC_LOC_LEN_ERR;
 	rs->rqe_cut = ret;
@@ -186,6 +224,8 @@ static enum softrma_resp_result softrma_resp_hold_rqe(struct softrma_qp *qp,
 	if (!err)
 		softrma_resp_consume_rqe(qp);
 	softrma_resp_unlock_recv(qp);
+	if (!err && softrma_qp_is_xrc_tgt(qp))
+		softrma_xrc_note_rqe(qp);
 	if (err == -EAGAIN) {
 		msg->rnr_timer = qp->attr.min_rnr_timer;
 		return SOFTRMA_RESP_RNR_NAK;
@@ -326,22 +366,29 @@ void softrma_resp_end_msg(struct softrma_qp *qp)
 /**
  * softrma_resp_abandon() - Drops the message in progress and its receive.
  * @qp: the responder
- * @flush: the QP is in error: the held receive completes with WR_FLUSH_ERR;
- *	otherwise (reset, destroy) it is forgotten with its queue
+ * @flush: the QP is in error: the held receive completes with WR_FLUSH_ERR
+ *	(an XRC TGT QP's, unless its SRQ is gone); otherwise (reset, destroy)
+ *	it is forgotten with its queue
  *
- * Context: Under @qp's rq_lock.
+ * Context: Under @qp's rq_lock, outside a request of an XRC TGT QP.
  */
 void softrma_resp_abandon(struct softrma_qp *qp, bool flush)
 {
+	bool entered = false;
+
 	softrma_resp_end_msg(qp);
 	if (!qp->resp.rqe_held)
 		return;
+	if (flush && softrma_qp_is_xrc_tgt(qp))
+		flush = entered = softrma_xrc_enter_held(qp);
 	if (flush) {
 		softrma_resp_complete_rqe(qp, NULL, IB_WC_WR_FLUSH_ERR, 0);
-		return;
+	} else {
+		softrma_sgl_release(&qp->resp.rqe_sgl);
+		qp->resp.rqe_held = false;
 	}
-	softrma_sgl_release(&qp->resp.rqe_sgl);
-	qp->resp.rqe_held = false;
+	if (entered)
+		softrma_xrc_leave(qp);
 }
 
 /*
@@ -582,39 +629,25 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
  * @from: the requester's address; a connected QP answers its peer only
  *
  * Context: Under @qp's rq_lock.
- * Return: false when the QP's state takes no requests, or the requester
+ * Return: false when the QP (an XRC INI QP) or its state takes no
+ * requests, or the requester
  * is a stranger to a connected QP (counted).
  */
 bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from)
 {
 	lockdep_assert_held(&qp->rq_lock);
-	if (!softrma_state_responds(softrma_qp_state(qp)))
+	if (!softrma_qp_responds(qp) ||
+	    !softrma_state_responds(softrma_qp_state(qp)))
 		return false;
 	return softrma_qp_is_ud(qp) || softrma_qp_from_peer(qp, from);
 }
 
-/**
- * softrma_resp_request() - Checks and executes a request, or a part of one.
- * @qp: the responder, which admitted it
- * @msg: the request: a whole message on this host, a packet's part on the
- *	wire, with its payload in msg->local
- *
- * The opcode must suit the QP's transport and the QP grant its right; then
- * by kind: a SEND or WRITE is placed (a WRITE's memory named by its first
- * part, a receive taken and completed when the opcode consumes one); a
- * READ's memory is checked and left in qp->resp.target; an atomic's answer
- * left in qp->resp.atomic_orig.  The transport sends those answers.
- *
- * Context: Process context, under @qp's rq_lock; takes the SRQ's lock.
- * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED
- * when the requester's own memory was gone (msg->local_gone).
- */
-enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
-					      struct softrma_msg *msg)
+/* softrma_resp_request() without the XRC SRQ. */
+static enum softrma_resp_result softrma_resp_dispatch(struct softrma_qp *qp,
+						      struct softrma_msg *msg)
 {
 	const struct roce_wr_op *op = roce_wr_op(msg->opcode);
 
-	lockdep_assert_held(&qp->rq_lock);
 	if (!(op->qp_types & BIT(softrma_qp_transport(qp))))
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	if (softrma_msg_begins(msg) && !softrma_resp_allowed(qp, msg->opcode))
@@ -635,6 +668,38 @@ enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
 	default:
 		return SOFTRMA_RESP_NAK_INV_REQ;
 	}
+}
+
+/**
+ * softrma_resp_request() - Checks and executes a request, or a part of one.
+ * @qp: the responder, which admitted it
+ * @msg: the request: a whole message on this host, a packet's part on the
+ *	wire, with its payload in msg->local
+ *
+ * The opcode must suit the QP's transport and the QP grant its right; then
+ * by kind: a SEND or WRITE is placed (a WRITE's memory named by its first
+ * part, a receive taken and completed when the opcode consumes one); a
+ * READ's memory is checked and left in qp->resp.target; an atomic's answer
+ * left in qp->resp.atomic_orig.  The transport sends those answers.  An
+ * XRC TGT QP uses the SRQ the request names meanwhile.
+ *
+ * Context: Process context, under @qp's rq_lock; takes the SRQ's lock.
+ * Return: what an ACK, NAK or RNR NAK would say, or SOFTRMA_RESP_DROPPED
+ * when the requester's own memory was gone (msg->local_gone).
+ */
+enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
+					      struct softrma_msg *msg)
+{
+	enum softrma_resp_result res;
+
+	lockdep_assert_held(&qp->rq_lock);
+	if (!softrma_qp_is_xrc_tgt(qp))
+		return softrma_resp_dispatch(qp, msg);
+	res = softrma_xrc_enter(qp, msg);
+	if (res == SOFTRMA_RESP_ACK)
+		res = softrma_resp_dispatch(qp, msg);
+	softrma_xrc_leave(qp);
+	return res;
 }
 
 /**
@@ -799,10 +864,12 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 		if (qp->wire)
 			softrma_wire_resp_reset(qp);
 		softrma_resp_abandon(qp, true);
-		last_wqe = qp->ibqp.srq && !qp->resp.last_wqe_reached;
+		last_wqe = softrma_resp_shares_recv(qp) &&
+			   !qp->resp.last_wqe_reached;
 		qp->resp.last_wqe_reached = true;
 	}
-	while (!qp->ibqp.srq && softrma_qp_state(qp) == IB_QPS_ERR &&
+	while (!softrma_resp_shares_recv(qp) &&
+	       softrma_qp_state(qp) == IB_QPS_ERR &&
 	       !softrma_resp_fetch_rqe(qp)) {
 		/* A ring's worth at a time: the producer is the user's. */
 		if (done++ == qp->rq.num) {

@@ -17,13 +17,19 @@
 #include "proto/rnr_timer.h"
 #include "wire.h"
 
-/* RC: the destination is the QP's path and its peer. */
+/*
+ * RC, UC, XRC: the destination is the QP's path and its peer, and for XRC
+ * the SRQ the entry names there.
+ */
 static void softrma_sq_set_connected_dest(struct softrma_qp *qp,
+					   const struct softrma_sqe *sqe,
 					   struct softrma_msg *msg)
 {
 	msg->path = &qp->path;
 	msg->dgid = &qp->path.dgid;
 	msg->dest_qpn = qp->attr.dest_qp_num;
+	if (softrma_qp_transport(qp) == IB_QPT_XRC_INI)
+		msg->xrc_srqn = sqe->xrc_srqn & 0xffffff;
 }
 
 /* UD: the destination is the entry's AH, QPN and Q_Key. */
@@ -50,7 +56,7 @@ static enum ib_wc_status softrma_sq_set_dest(struct softrma_qp *qp,
 {
 	if (softrma_qp_is_ud(qp))
 		return softrma_sq_set_datagram_dest(qp, sqe, msg);
-	softrma_sq_set_connected_dest(qp, msg);
+	softrma_sq_set_connected_dest(qp, sqe, msg);
 	return IB_WC_SUCCESS;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Shared receive queues: a receive ring that the responders of every QP
- * attached to it consume under the SRQ's lock, its resizing, and the limit
- * event.
+ * attached to it (or, for an XRC SRQ, of every XRC TGT QP whose requests
+ * name it: xrc.c) consume under the SRQ's lock, its resizing, and the
+ * limit event.
  */
 
 #include <rdma/uverbs_ioctl.h>
@@ -20,7 +21,8 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct softrma_ucontext *uctx;
 	int err;
 
-	if (!udata || init->srq_type != IB_SRQT_BASIC)
+	if (!udata || (init->srq_type != IB_SRQT_BASIC &&
+		       init->srq_type != IB_SRQT_XRC))
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > SOFTRMA_MAX_QP_WR ||
 	    attr->max_sge > SOFTRMA_MAX_SGE || udata->outlen < sizeof(resp))
@@ -50,6 +52,11 @@ int softrma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_queue;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = softrma_xsrq_publish(srq);
+		if (err)
+			goto err_queue;
+	}
 	return 0;
 
 err_queue:
@@ -163,6 +170,8 @@ int softrma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int softrma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		softrma_xsrq_unpublish(to_ssrq(ibsrq));
 	softrma_queue_destroy(&to_ssrq(ibsrq)->queue);
 	softrma_obj_del(to_sdev(ibsrq->device), SOFTRMA_OBJ_SRQ);
 	return 0;

@@ -51,6 +51,12 @@ static inline void softrma_users_put(struct softrma_users *users)
 		complete(&users->idle);
 }
 
+/* Another use, by a user that holds one already. */
+static inline void softrma_users_hold(struct softrma_users *users)
+{
+	refcount_inc(&users->count);
+}
+
 /* Drops the registration's reference and waits for the last user. */
 static inline void softrma_users_drain(struct softrma_users *users)
 {
@@ -113,6 +119,8 @@ struct softrma_dev {
 	u32 mr_next;			/* cyclic allocation cursor of mr_xa */
 	struct xarray qp_xa;		/* QPN -> softrma_qp, once usable */
 	u32 qp_next;
+	struct xarray srq_xa;		/* XRC SRQ number -> softrma_srq: xrc.c */
+	u32 srq_next;
 	struct xarray ah_xa;		/* AH number -> softrma_ah; see ah.c */
 	u32 ah_next;
 	struct list_head mcg_list;	/* multicast groups; see mcast.c */
@@ -151,6 +159,10 @@ struct softrma_ucontext {
 
 struct softrma_pd {
 	struct ib_pd ibpd;
+};
+
+struct softrma_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 /* Where a UD request comes from and goes to: what its GRH would carry. */
@@ -298,6 +310,9 @@ struct softrma_srq {
 	struct mutex lock;		/* consumers: every attached QP's responder */
 	u32 max_sge;
 	u32 limit;			/* armed limit; 0: not armed */
+	/* XRC: number lookup + XRC TGT responders at work (xrc.c) */
+	struct softrma_users users;
+	u64 serial;			/* which XRC SRQ of the module's lifetime */
 };
 
 /* The responder's message in progress, and its answer; under rq_lock. */
@@ -311,6 +326,13 @@ struct softrma_resp_state {
 	bool rqe_cut;			/* rqe_sgl ends at an SGE that failed */
 	bool last_wqe_reached;		/* raised since the QP entered error */
 	struct softrma_seg rqe_segs[SOFTRMA_MAX_SGE];
+	/*
+	 * XRC TGT: the SRQ the request at hand names, in use while it is
+	 * executed (xrc.c), and the one the held receive came from.
+	 */
+	struct softrma_srq *xsrq;
+	u32 rqe_srqn;
+	u64 rqe_srq_serial;
 };
 
 /* The QP's work runs its send queue for a doorbell (sq.c). */
@@ -397,16 +419,50 @@ static inline bool softrma_qp_is_ud(struct softrma_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
-/* The transport of @qp's requests: RC, UC or UD (the GSI QP is UD). */
-static inline enum ib_qp_type softrma_qp_transport(struct softrma_qp *qp)
+static inline bool softrma_qp_is_xrc_tgt(const struct softrma_qp *qp)
 {
-	return softrma_qp_is_ud(qp) ? IB_QPT_UD : qp->ibqp.qp_type;
+	return qp->ibqp.qp_type == IB_QPT_XRC_TGT;
 }
 
-/* RC: acknowledged; UC and UD are not, and never NAK. */
+/*
+ * The transport of @qp's requests: RC, UC, UD (the GSI QP is UD) or XRC,
+ * named by its initiator's type, IB_QPT_XRC_INI, at both ends.
+ */
+static inline enum ib_qp_type softrma_qp_transport(struct softrma_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_GSI:
+		return IB_QPT_UD;
+	case IB_QPT_XRC_TGT:
+		return IB_QPT_XRC_INI;
+	default:
+		return qp->ibqp.qp_type;
+	}
+}
+
+/* RC and XRC: acknowledged; UC and UD are not, and never NAK. */
 static inline bool softrma_qp_is_reliable(struct softrma_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC;
+	enum ib_qp_type transport = softrma_qp_transport(qp);
+
+	return transport == IB_QPT_RC || transport == IB_QPT_XRC_INI;
+}
+
+/* An XRC INI QP only sends; an XRC TGT QP only responds. */
+static inline bool softrma_qp_responds(struct softrma_qp *qp)
+{
+	return qp->ibqp.qp_type != IB_QPT_XRC_INI;
+}
+
+/*
+ * The PD of the memory @qp's responder reaches: an XRC TGT QP has none of
+ * its own, and uses that of the XRC SRQ its request names (xrc.c).
+ */
+static inline struct ib_pd *softrma_qp_resp_pd(struct softrma_qp *qp)
+{
+	if (softrma_qp_is_xrc_tgt(qp))
+		return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : NULL;
+	return qp->ibqp.pd;
 }
 
 static inline bool softrma_qp_is_kernel(struct softrma_qp *qp)
@@ -455,6 +511,12 @@ void softrma_port_event(struct softrma_dev *sdev);
 int softrma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int softrma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 extern const struct uapi_definition softrma_pd_uapi_defs[];
+
+/* xrc.c: XRC domains and the XRC SRQs their TGT QPs' requests name */
+int softrma_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int softrma_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int softrma_xsrq_publish(struct softrma_srq *srq);
+void softrma_xsrq_unpublish(struct softrma_srq *srq);
 
 /* ah.c */
 int softrma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Connected QPs (RC, UC) on the wire: the choice of transport, made when
+ * Connected QPs (RC, UC, XRC) on the wire: the choice of transport, made when
  * the path is set, and the lifetime of the state that the requester,
  * completer and responder keep between packets.  A QP goes on the wire when
  * no softrma device of its namespace owns the peer's GID, or with
@@ -16,7 +16,7 @@ int softrma_wire_create(struct softrma_qp *qp)
 	gfp_t gfp = softrma_gfp(!qp->kernel);
 	struct softrma_wire *w;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (softrma_qp_is_ud(qp))
 		return 0;
 	w = kvzalloc(sizeof(*w), gfp);
 	if (!w)
@@ -154,15 +154,30 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	qp->wire = NULL;
 }
 
+/* The opcode group of each transport's packets. */
+static const u8 softrma_wire_groups[] = {
+	[IB_QPT_RC] = ROCE_RC,
+	[IB_QPT_UC] = ROCE_UC,
+	[IB_QPT_UD] = ROCE_UD,
+	[IB_QPT_XRC_INI] = ROCE_XRC,
+};
+
+u8 softrma_wire_group(struct softrma_qp *qp)
+{
+	return softrma_wire_groups[softrma_qp_transport(qp)];
+}
+
 /*
- * A packet with the addresses @from: responses to the completer, requests
- * to the responder.
+ * A packet with the addresses @from: responses to the completer (none for
+ * an XRC TGT QP, which sends nothing), requests to the responder.
  */
 void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
 		     const u8 *payload, const struct softrma_av *from)
 {
-	if (roce_op_is_response(pkt->opcode & 0x1f))
+	if (!roce_op_is_response(pkt->opcode & 0x1f))
+		softrma_wire_resp_packet(qp, pkt, payload, from);
+	else if (!softrma_qp_is_xrc_tgt(qp))
 		softrma_wire_comp_packet(qp, pkt, payload, from);
 	else
-		softrma_wire_resp_packet(qp, pkt, payload, from);
+		softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
 }

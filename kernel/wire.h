@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The connected transports (RC, UC) on the wire.  The requester (wire_req.c)
+ * The connected transports (RC, UC, XRC) on the wire.  The requester (wire_req.c)
  * takes SQ entries into a window of in-flight WQEs and sends their packets,
  * the completer (wire_comp.c) retires them on acknowledgements and READ
  * responses and goes back to the oldest unacknowledged PSN on a NAK or a
@@ -106,6 +106,7 @@ static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 }
 
 /* wire.c */
+u8 softrma_wire_group(struct softrma_qp *qp);
 void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
 		     const u8 *payload, const struct softrma_av *from);
 

@@ -31,7 +31,7 @@ static void softrma_wire_answer_put(struct softrma_qp *qp,
 				    struct roce_pkt *pkt,
 				    const struct softrma_sgl *payload, u64 off)
 {
-	pkt->opcode |= ROCE_RC;
+	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
 	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
 }
@@ -103,6 +103,21 @@ static void softrma_wire_answer_drop_source(struct softrma_wire_resp *r)
 	r->src_held = false;
 }
 
+/* The MR of READ @res, checked (an XRC TGT QP's, in its SRQ's PD). */
+static struct softrma_mr *softrma_wire_answer_target(struct softrma_qp *qp,
+						     const struct roce_rsrc *res)
+{
+	struct softrma_mr *mr;
+
+	if (softrma_qp_is_xrc_tgt(qp) &&
+	    !softrma_xrc_take(qp, res->xrc_srqn, 0))
+		return NULL;
+	mr = softrma_resp_target(qp, res->rkey, res->va, res->len,
+				 IB_WR_RDMA_READ);
+	softrma_xrc_leave(qp);
+	return mr;
+}
+
 /*
  * The memory READ @res answers from, checked again as it may have gone
  * since the READ was accepted; false after a NAK, the QP in error.
@@ -116,8 +131,7 @@ static bool softrma_wire_answer_source(struct softrma_qp *qp,
 	if (!res->len || (r->src_held && r->src_id == res->id))
 		return true;
 	softrma_wire_answer_drop_source(r);
-	mr = softrma_resp_target(qp, res->rkey, res->va, res->len,
-				 IB_WR_RDMA_READ);
+	mr = softrma_wire_answer_target(qp, res);
 	if (!mr) {
 		softrma_wire_answer_ack(qp, ROCE_AETH_NAK_REM_ACCESS,
 					roce_psn_add(res->psn, res->next));

@@ -55,7 +55,10 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 	softrma_sq_finish(qp, wqe->sqe, status, wqe->msg.length);
 }
 
-static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,
+/* A request packet of @wqe, with @payload from @off. */
+static bool softrma_wire_xmit(struct softrma_qp *qp,
+			      const struct softrma_wqe *wqe,
+			      struct roce_pkt *pkt,
 			      const struct softrma_sgl *payload, u64 off)
 {
 	struct softrma_wire *w = qp->wire;
@@ -63,8 +66,9 @@ static bool softrma_wire_xmit(struct softrma_qp *qp, struct roce_pkt *pkt,
 	/* Its acknowledgement of what the peer sent goes first. */
 	if (smp_load_acquire(&w->resp.ack_deferred))
 		softrma_wire_answer_flush(qp);
-	pkt->opcode |= softrma_qp_is_reliable(qp) ? ROCE_RC : ROCE_UC;
+	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
+	pkt->xrc_srqn = wqe->msg.xrc_srqn;
 	if (roce_psn_diff(pkt->psn, w->max_psn) < 0)
 		softrma_count(to_sdev(qp->ibqp.device),
 			      SOFTRMA_CNT_RETRANS_PKTS);
@@ -125,7 +129,7 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 		pkt.imm = msg->imm_data;
 		pkt.inv_rkey = msg->inv_rkey;
 	}
-	softrma_wire_xmit(qp, &pkt, &wqe->sgl, off);
+	softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, off);
 	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 }
@@ -163,7 +167,7 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 		pkt.feth = msg->flush_type | msg->flush_level << 4;
 		break;
 	}
-	softrma_wire_xmit(qp, &pkt, &wqe->sgl, 0);
+	softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, 0);
 	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 }
@@ -199,7 +203,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 		wqe->read_end = roce_psn_add(wqe->next_psn, n);
 	}
 	pkt.dma_len = min_t(u64, msg->length - off, (u64)n * w->mtu);
-	softrma_wire_xmit(qp, &pkt, NULL, 0);
+	softrma_wire_xmit(qp, wqe, &pkt, NULL, 0);
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
 	softrma_wire_sent(w, wqe->next_psn);
 	return true;

@@ -176,3 +176,35 @@ int softrma_ring_alloc(struct softrma_ring *ring, struct softrma_pd *parent,
 	mem->len = len;
 	return 0;
 }
+
+/* XRC domains: the kernel's, shared between processes through a file. */
+struct ibv_xrcd *softrma_open_xrcd(struct ibv_context *ctx,
+				   struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct verbs_xrcd *xrcd;
+	struct ibv_open_xrcd cmd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int softrma_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int ret = ibv_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
+}

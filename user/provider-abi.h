@@ -297,7 +297,19 @@ enum verbs_qp_mask {
 	VERBS_QP_EX = 1 << 1,	/* ibv_qp_to_qp_ex() returns &qp_ex */
 };
 
-struct verbs_xrcd;
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /* rdma-core 44's struct ibv_qp_ex; 45 appended wr_flush. */
 #define SOFTRMA_QP_EX_SIZE_44	352
@@ -359,9 +371,24 @@ struct ibv_create_srq {
 	struct ib_uverbs_create_srq core_payload;
 };
 
+struct ibv_create_xsrq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_xsrq core_payload;
+};
+
 struct ibv_modify_srq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_open_xrcd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_open_xrcd core_payload;
+};
+
+struct ibv_open_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_open_qp core_payload;
 };
 
 struct ibv_query_srq {
@@ -488,6 +515,20 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 
 #define PABI_SLOT(member) (offsetof(struct verbs_context_ops, member))
 static_assert(sizeof(struct list_node) == 16, "list_node");
@@ -528,6 +569,11 @@ static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
 static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
 static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
 static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
+static_assert(sizeof(struct ibv_create_xsrq) == 56, "ibv_create_xsrq");
+static_assert(sizeof(struct ibv_open_xrcd) == 24, "ibv_open_xrcd");
+static_assert(sizeof(struct ibv_open_qp) == 40, "ibv_open_qp");
+static_assert(sizeof(struct verbs_xrcd) == 16, "verbs_xrcd");
+static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq");
 static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
 static_assert(sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex");
 static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");

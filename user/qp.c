@@ -48,8 +48,18 @@ static void softrma_qp_init_doorbell(struct softrma_qp *qp)
 }
 
 /* What ibv_create_qp_ex() offers beyond the kernel's create_qp. */
-#define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+#define SOFTRMA_QP_INIT_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | \
+			      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
 			      IBV_QP_INIT_ATTR_CREATE_FLAGS)
+
+/*
+ * An XRC receive QP has no queues: the kernel shares it between the
+ * processes that open it, and its receives come from XRC SRQs.
+ */
+static int softrma_qp_has_rings(enum ibv_qp_type type)
+{
+	return type != IBV_QPT_XRC_RECV;
+}
 
 /* The QP's rings, in @qp->parent's memory when its allocator gives some. */
 static int softrma_qp_alloc_rings(struct softrma_qp *qp,
@@ -135,10 +145,12 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
 		qp->parent = softrma_parent_domain_get(attr->pd);
-	ret = softrma_qp_alloc_rings(qp, &attr->cap, &cmd.drv);
-	if (ret)
-		goto err_free;
-	core.comp_mask &= IBV_QP_INIT_ATTR_PD;
+	if (softrma_qp_has_rings(attr->qp_type)) {
+		ret = softrma_qp_alloc_rings(qp, &attr->cap, &cmd.drv);
+		if (ret)
+			goto err_free;
+	}
+	core.comp_mask &= IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
 	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, &core, &cmd.ibv, sizeof(cmd),
 				   &resp.ibv, sizeof(resp));
 	if (ret)
@@ -147,9 +159,11 @@ struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 	/* Set after the command, which initialises comp_mask. */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		softrma_abi_enable_qp_ex(qp);
-	ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv, &core.cap);
-	if (ret)
-		goto err_destroy;
+	if (softrma_qp_has_rings(attr->qp_type)) {
+		ret = softrma_qp_map(qp, ctx->cmd_fd, &resp.drv, &core.cap);
+		if (ret)
+			goto err_destroy;
+	}
 	qp->cap = attr->cap;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
@@ -178,6 +192,30 @@ struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *att
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
+}
+
+/* Another handle of an XRC receive QP, which has no rings. */
+struct ibv_qp *softrma_open_qp(struct ibv_context *ctx,
+			       struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct softrma_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return &qp->ibqp;
 }
 
 int softrma_destroy_qp(struct ibv_qp *ibqp)
@@ -244,10 +282,14 @@ int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	pthread_spin_unlock(&qp->rq_lock);
 	pthread_spin_unlock(&qp->sq_lock);
 
-	/* Its completions go with them, as mlx5's do (rdma-core's test_mr). */
+	/*
+	 * Its completions go with them, as mlx5's do (rdma-core's test_mr);
+	 * an XRC receive QP's are its SRQs', and stay.
+	 */
 	if (attr->qp_state == IBV_QPS_RESET) {
-		softrma_cq_clean(ibqp->send_cq, ibqp->qp_num);
-		if (ibqp->recv_cq != ibqp->send_cq)
+		if (ibqp->send_cq)
+			softrma_cq_clean(ibqp->send_cq, ibqp->qp_num);
+		if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 			softrma_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	}
 	return 0;
@@ -433,6 +475,7 @@ SOFTRMA_SAME(SOFTRMA_WR_FLUSH, ROCE_WR_FLUSH);
 SOFTRMA_SAME(IBV_QPT_RC, ROCE_QPT_RC);
 SOFTRMA_SAME(IBV_QPT_UC, ROCE_QPT_UC);
 SOFTRMA_SAME(IBV_QPT_UD, ROCE_QPT_UD);
+SOFTRMA_SAME(IBV_QPT_XRC_SEND, ROCE_QPT_XRC);
 
 /* Up to SEND_WITH_INV, the bits of ibv_post_send opcodes line up. */
 static_assert(IBV_QP_EX_WITH_SEND == 1 << IBV_WR_SEND, "send");
@@ -465,7 +508,7 @@ static int softrma_opcode_posts_on(uint32_t opcode, enum ibv_qp_type type)
 {
 	const struct roce_wr_op *op = roce_wr_op(opcode);
 
-	return type < 8 && (op->qp_types & 1u << type) && !op->kernel;
+	return type < 16 && (op->qp_types & 1u << type) && !op->kernel;
 }
 
 /*
@@ -504,6 +547,8 @@ static int softrma_build_sqe(struct softrma_qp *qp, const struct ibv_send_wr *wr
 	if (!sqe)
 		return ENOMEM;
 	sqe->imm_data = wr->imm_data;		/* or invalidate_rkey */
+	if (qp->ibqp.qp_type == IBV_QPT_XRC_SEND)
+		sqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	if (wr->opcode == IBV_WR_ATOMIC_WRITE) {
 		if (softrma_sqe_set_atomic_write(sqe, wr)) {
 			qp->sq.index--;
@@ -643,7 +688,9 @@ int softrma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int ret;
 
 	pthread_spin_lock(&qp->rq_lock);
-	if (qp->state == IBV_QPS_RESET || ibqp->srq) {
+	if (qp->state == IBV_QPS_RESET || ibqp->srq ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		ret = EINVAL;
 	} else {

@@ -115,7 +115,10 @@ struct softrma_qp {
 };
 
 struct softrma_srq {
-	struct ibv_srq ibsrq;
+	union {
+		struct ibv_srq ibsrq;
+		struct verbs_srq vsrq;	/* the XRC SRQ number, ... */
+	};
 	struct softrma_ring ring;
 	uint32_t max_sge;
 	pthread_spinlock_t lock;
@@ -209,6 +212,10 @@ void softrma_unimport_pd(struct ibv_pd *pd);
 struct softrma_pd *softrma_parent_domain_get(struct ibv_pd *pd);
 void softrma_parent_domain_put(struct softrma_pd *parent);
 
+struct ibv_xrcd *softrma_open_xrcd(struct ibv_context *ctx,
+				   struct ibv_xrcd_init_attr *attr);
+int softrma_close_xrcd(struct ibv_xrcd *xrcd);
+
 /* ah.c */
 struct ibv_ah *softrma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int softrma_destroy_ah(struct ibv_ah *ibah);
@@ -227,6 +234,8 @@ int softrma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 struct ibv_qp *softrma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *softrma_create_qp_ex(struct ibv_context *ctx,
 				    struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *softrma_open_qp(struct ibv_context *ctx,
+			       struct ibv_qp_open_attr *attr);
 int softrma_destroy_qp(struct ibv_qp *ibqp);
 int softrma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask);
@@ -265,6 +274,9 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 /* srq.c */
 struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
 				   struct ibv_srq_init_attr *attr);
+struct ibv_srq *softrma_create_srq_ex(struct ibv_context *ctx,
+				      struct ibv_srq_init_attr_ex *attr);
+int softrma_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int softrma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		       int attr_mask);
 int softrma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Shared receive queues: receives go straight into the shared ring. */
+/*
+ * Shared receive queues, basic and XRC: receives go straight into the
+ * shared ring.
+ */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -14,35 +17,63 @@ static void softrma_srq_free(struct softrma_srq *srq)
 	free(srq);
 }
 
-struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
-				   struct ibv_srq_init_attr *attr)
+#define SOFTRMA_SRQ_INIT_MASK (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+/* An XRC SRQ needs its domain and CQ; every SRQ its PD. */
+static int softrma_srq_check(struct ibv_context *ctx,
+			     const struct ibv_srq_init_attr_ex *attr)
+{
+	enum ibv_srq_type type = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ?
+				 attr->srq_type : IBV_SRQT_BASIC;
+
+	if ((attr->comp_mask & ~SOFTRMA_SRQ_INIT_MASK) ||
+	    (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
+		return EINVAL;
+	if (type == IBV_SRQT_XRC &&
+	    (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+	     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_srq *softrma_create_srq_ex(struct ibv_context *ctx,
+				      struct ibv_srq_init_attr_ex *attr)
 {
 	struct {
 		struct ib_uverbs_create_srq_resp ibv;
 		struct softrma_create_srq_resp drv;
 	} resp;
 	struct {
-		struct ibv_create_srq ibv;
+		struct ibv_create_xsrq ibv;
 		struct softrma_create_srq_cmd drv;
 	} cmd = {};
 	struct softrma_srq *srq;
 	int ret;
 
+	ret = softrma_srq_check(ctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	srq->parent = softrma_parent_domain_get(pd);
+	srq->parent = softrma_parent_domain_get(attr->pd);
 	ret = softrma_ring_alloc(&srq->ring, srq->parent, SOFTRMADV_RES_TYPE_SRQ,
 				 softrma_ring_entries(attr->attr.max_wr),
 				 softrma_rqe_bytes(attr->attr.max_sge),
 				 &cmd.drv.ring);
 	if (ret)
 		goto err_free;
-	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd.ibv, sizeof(cmd),
-				 &resp.ibv, sizeof(resp));
+	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd.ibv, sizeof(cmd),
+				    &resp.ibv, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = softrma_ring_map(&srq->ring, pd->context->cmd_fd,
+	ret = softrma_ring_map(&srq->ring, ctx->cmd_fd,
 			       resp.drv.mmap_key, resp.drv.num_entries,
 			       resp.drv.stride,
 			       softrma_rqe_bytes(attr->attr.max_sge));
@@ -58,6 +89,32 @@ err_free:
 	softrma_srq_free(srq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_srq *softrma_create_srq(struct ibv_pd *pd,
+				   struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_srq *srq = softrma_create_srq_ex(pd->context, &ex);
+
+	if (srq)
+		attr->attr = ex.attr;
+	return srq;
+}
+
+int softrma_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct softrma_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 /* A resize moves the SRQ to the ring the kernel writes into resp. */

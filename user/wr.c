@@ -268,6 +268,14 @@ static void softrma_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 		softrma_wr_fail(qp, EINVAL);
 }
 
+static void softrma_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct softrma_sqe *sqe = softrma_wr_current(qpx_to_sqp(qpx));
+
+	if (sqe)
+		sqe->xrc_srqn = remote_srqn;
+}
+
 /* Offers the operations of @send_ops_flags, or EOPNOTSUPP. */
 int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 		    uint64_t send_ops_flags)
@@ -303,5 +311,6 @@ int softrma_wr_init(struct softrma_qp *qp, enum ibv_qp_type type,
 	qpx->wr_set_inline_data = softrma_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = softrma_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = softrma_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = softrma_wr_set_xrc_srqn;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "roce.h"
 
 #define ROCE_DETH_LEN	8
+#define ROCE_XRCETH_LEN	4
 #define ROCE_RETH_LEN	16
 #define ROCE_FETH_LEN	4
 #define ROCE_ATMETH_LEN	28
@@ -12,7 +13,7 @@
 
 #define P	ROCE_HDR_PAYLOAD
 
-/* Extension headers by operation (the low 5 bits), for RC. */
+/* Extension headers by operation (the low 5 bits), for RC and XRC. */
 static const unsigned short roce_op_hdrs[32] = {
 	[ROCE_SEND_FIRST] = P,
 	[ROCE_SEND_MIDDLE] = P,
@@ -56,6 +57,11 @@ unsigned int roce_opcode_hdrs(u8 opcode)
 		if (op == ROCE_SEND_ONLY || op == ROCE_SEND_ONLY_IMM)
 			return roce_op_hdrs[op] | ROCE_HDR_DETH;
 		return 0;
+	case ROCE_XRC:
+		/* Requests name the target's XRC SRQ; responses are RC's. */
+		if (!roce_op_hdrs[op] || roce_op_is_response(op))
+			return roce_op_hdrs[op];
+		return roce_op_hdrs[op] | ROCE_HDR_XRCETH;
 	default:
 		return 0;
 	}
@@ -67,6 +73,7 @@ unsigned int roce_hdr_len(u8 opcode)
 
 	return ROCE_BTH_LEN +
 	       (hdrs & ROCE_HDR_DETH ? ROCE_DETH_LEN : 0) +
+	       (hdrs & ROCE_HDR_XRCETH ? ROCE_XRCETH_LEN : 0) +
 	       (hdrs & ROCE_HDR_FETH ? ROCE_FETH_LEN : 0) +
 	       (hdrs & ROCE_HDR_RETH ? ROCE_RETH_LEN : 0) +
 	       (hdrs & ROCE_HDR_ATMETH ? ROCE_ATMETH_LEN : 0) +
@@ -128,6 +135,10 @@ static void roce_parse_ext(struct roce_pkt *pkt, unsigned int hdrs,
 		pkt->qkey = get32(p);
 		pkt->sqpn = get24(p + 5);
 		p += ROCE_DETH_LEN;
+	}
+	if (hdrs & ROCE_HDR_XRCETH) {
+		pkt->xrc_srqn = get24(p + 1);
+		p += ROCE_XRCETH_LEN;
 	}
 	if (hdrs & ROCE_HDR_FETH) {
 		pkt->feth = get32(p);
@@ -221,6 +232,11 @@ unsigned int roce_build(u8 *buf, const struct roce_pkt *pkt)
 		p[4] = 0;
 		put24(p + 5, pkt->sqpn);
 		p += ROCE_DETH_LEN;
+	}
+	if (hdrs & ROCE_HDR_XRCETH) {
+		p[0] = 0;
+		put24(p + 1, pkt->xrc_srqn);
+		p += ROCE_XRCETH_LEN;
 	}
 	if (hdrs & ROCE_HDR_FETH) {
 		put32(p, pkt->feth);

@@ -20,7 +20,14 @@ enum {
 	ROCE_RC = 0x00,
 	ROCE_UC = 0x20,
 	ROCE_UD = 0x60,
+	ROCE_XRC = 0xa0,
 };
+
+/* The group of an opcode, one of the above, and its operation. */
+static inline u8 roce_opcode_group(u8 opcode)
+{
+	return opcode & 0xe0;
+}
 
 /* Operations (low 5 bits of the opcode). */
 enum roce_op {
@@ -51,9 +58,25 @@ enum roce_op {
 	ROCE_ATOMIC_WRITE = 0x1d,
 };
 
+/* True for what a responder sends: READ responses and acknowledgements. */
+static inline bool roce_op_is_response(u8 op)
+{
+	return op >= ROCE_READ_RESP_FIRST && op <= ROCE_ATOMIC_ACK;
+}
+
+/* Whether @opcode is a response of a connected transport that has them. */
+static inline bool roce_opcode_is_response(u8 opcode)
+{
+	u8 group = roce_opcode_group(opcode);
+
+	return (group == ROCE_RC || group == ROCE_XRC) &&
+	       roce_op_is_response(opcode & 0x1f);
+}
+
 /* Extension headers, in wire order. */
 enum {
 	ROCE_HDR_DETH = 1 << 0,
+	ROCE_HDR_XRCETH = 1 << 9,	/* XRC requests; after DETH, before FETH */
 	ROCE_HDR_RETH = 1 << 1,		/* FETH comes first when both */
 	ROCE_HDR_FETH = 1 << 2,
 	ROCE_HDR_ATMETH = 1 << 3,
@@ -97,6 +120,7 @@ struct roce_pkt {
 	u32 psn;
 	u32 qkey;			/* DETH */
 	u32 sqpn;			/* DETH */
+	u32 xrc_srqn;			/* XRCETH */
 	u64 va;				/* RETH, AtomicETH */
 	u32 rkey;			/* RETH, AtomicETH */
 	u32 dma_len;			/* RETH */

@@ -38,6 +38,7 @@ struct roce_rsrc *roce_rsrc_add(struct roce_rsrc_table *t,
 		.msn = msn,
 		.va = pkt->va,
 		.rkey = pkt->rkey,
+		.xrc_srqn = pkt->xrc_srqn,
 		.len = op == ROCE_READ_REQ ? pkt->dma_len : 0,
 		.orig = orig,
 	};
@@ -53,7 +54,8 @@ static bool roce_rsrc_matches(const struct roce_rsrc *res,
 {
 	u64 off = (u64)d * mtu;
 
-	if ((pkt->opcode & 0x1f) != res->op || pkt->rkey != res->rkey)
+	if ((pkt->opcode & 0x1f) != res->op || pkt->rkey != res->rkey ||
+	    pkt->xrc_srqn != res->xrc_srqn)
 		return false;
 	if (res->op != ROCE_READ_REQ)
 		return pkt->va == res->va;

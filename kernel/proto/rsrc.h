@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The responder resources of an RC QP (IBA 9.7.5.1.4, 9.7.5.2.8): each
- * READ, atomic, FLUSH and ATOMIC WRITE the responder accepted, newest
+ * The responder resources of an RC or XRC QP (IBA 9.7.5.1.4, 9.7.5.2.8):
+ * each READ, atomic, FLUSH and ATOMIC WRITE the responder accepted, newest
  * max_dest_rd_atomic of them, with what their answers need.  Answers go out
  * oldest first; a duplicate request is answered again only when it asks
- * for what was accepted (its PSN, key and range inside a resource's), from
- * its PSN on.  Pure protocol code: no kernel API.
+ * for what was accepted (its PSN, key, range inside a resource's and XRC
+ * SRQ), from its PSN on.  Pure protocol code: no kernel API.
  */
 #ifndef ROCE_PROTO_RSRC_H
 #define ROCE_PROTO_RSRC_H
@@ -24,6 +24,7 @@ struct roce_rsrc {
 	u32 msn;
 	u64 va;
 	u32 rkey;
+	u32 xrc_srqn;			/* XRC: the SRQ whose PD has the memory */
 	u32 len;
 	u64 orig;			/* atomics: what the target held */
 };

@@ -48,12 +48,6 @@ bool roce_seq_ok(u8 prev, u8 op);
 /* True when @op ends its message (ONLY, LAST, and one-packet requests). */
 bool roce_op_ends_msg(u8 op);
 
-/* True for what a responder sends: READ responses and acknowledgements. */
-static inline bool roce_op_is_response(u8 op)
-{
-	return op >= ROCE_READ_RESP_FIRST && op <= ROCE_ATOMIC_ACK;
-}
-
 /*
  * True for requests answered with a response of their own (READ responses,
  * atomic acknowledgements) rather than an ACK: READ, the atomics, FLUSH and

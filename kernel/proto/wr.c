@@ -5,49 +5,50 @@
 #define RC (1 << ROCE_QPT_RC)
 #define UC (1 << ROCE_QPT_UC)
 #define UD (1 << ROCE_QPT_UD)
+#define XRC (1 << ROCE_QPT_XRC)
 
 static const struct roce_wr_op roce_wr_ops[] = {
 	[ROCE_WR_SEND] = {
-		.kind = ROCE_KIND_SEND, .qp_types = RC | UC | UD, .recv = true,
+		.kind = ROCE_KIND_SEND, .qp_types = RC | UC | UD | XRC, .recv = true,
 		.inline_ok = true, .wc_opcode = ROCE_WC_SEND,
 		.recv_wc_opcode = ROCE_WC_RECV,
 	},
 	[ROCE_WR_SEND_WITH_IMM] = {
-		.kind = ROCE_KIND_SEND, .qp_types = RC | UC | UD, .recv = true,
+		.kind = ROCE_KIND_SEND, .qp_types = RC | UC | UD | XRC, .recv = true,
 		.imm = true, .inline_ok = true, .wc_opcode = ROCE_WC_SEND,
 		.recv_wc_opcode = ROCE_WC_RECV,
 	},
 	[ROCE_WR_SEND_WITH_INV] = {
-		.kind = ROCE_KIND_SEND, .qp_types = RC, .recv = true,
+		.kind = ROCE_KIND_SEND, .qp_types = RC | XRC, .recv = true,
 		.inv = true, .inline_ok = true, .wc_opcode = ROCE_WC_SEND,
 		.recv_wc_opcode = ROCE_WC_RECV,
 	},
 	[ROCE_WR_RDMA_WRITE] = {
-		.kind = ROCE_KIND_WRITE, .qp_types = RC | UC,
+		.kind = ROCE_KIND_WRITE, .qp_types = RC | UC | XRC,
 		.remote_access = ROCE_ACCESS_REMOTE_WRITE, .inline_ok = true,
 		.wc_opcode = ROCE_WC_RDMA_WRITE,
 	},
 	[ROCE_WR_RDMA_WRITE_WITH_IMM] = {
-		.kind = ROCE_KIND_WRITE, .qp_types = RC | UC, .recv = true,
+		.kind = ROCE_KIND_WRITE, .qp_types = RC | UC | XRC, .recv = true,
 		.imm = true, .remote_access = ROCE_ACCESS_REMOTE_WRITE,
 		.inline_ok = true, .wc_opcode = ROCE_WC_RDMA_WRITE,
 		.recv_wc_opcode = ROCE_WC_RECV_RDMA_WITH_IMM,
 	},
 	[ROCE_WR_RDMA_READ] = {
-		.kind = ROCE_KIND_READ, .qp_types = RC, .response = true,
+		.kind = ROCE_KIND_READ, .qp_types = RC | XRC, .response = true,
 		.remote_access = ROCE_ACCESS_REMOTE_READ,
 		.local_access = ROCE_ACCESS_LOCAL_WRITE,
 		.roce_op = ROCE_READ_REQ, .wc_opcode = ROCE_WC_RDMA_READ,
 	},
 	[ROCE_WR_ATOMIC_CMP_AND_SWP] = {
-		.kind = ROCE_KIND_ATOMIC, .qp_types = RC, .response = true,
+		.kind = ROCE_KIND_ATOMIC, .qp_types = RC | XRC, .response = true,
 		.length = sizeof(u64),
 		.remote_access = ROCE_ACCESS_REMOTE_ATOMIC,
 		.local_access = ROCE_ACCESS_LOCAL_WRITE,
 		.roce_op = ROCE_CMP_SWAP, .wc_opcode = ROCE_WC_COMP_SWAP,
 	},
 	[ROCE_WR_ATOMIC_FETCH_AND_ADD] = {
-		.kind = ROCE_KIND_ATOMIC, .qp_types = RC, .response = true,
+		.kind = ROCE_KIND_ATOMIC, .qp_types = RC | XRC, .response = true,
 		.length = sizeof(u64),
 		.remote_access = ROCE_ACCESS_REMOTE_ATOMIC,
 		.local_access = ROCE_ACCESS_LOCAL_WRITE,
@@ -55,17 +56,17 @@ static const struct roce_wr_op roce_wr_ops[] = {
 	},
 	/* FLUSH's rights are the target MR's FLUSH access, checked there. */
 	[ROCE_WR_FLUSH] = {
-		.kind = ROCE_KIND_FLUSH, .qp_types = RC, .response = true,
+		.kind = ROCE_KIND_FLUSH, .qp_types = RC | XRC, .response = true,
 		.roce_op = ROCE_FLUSH, .wc_opcode = ROCE_WC_FLUSH,
 	},
 	[ROCE_WR_ATOMIC_WRITE] = {
-		.kind = ROCE_KIND_ATOMIC_WRITE, .qp_types = RC, .response = true,
+		.kind = ROCE_KIND_ATOMIC_WRITE, .qp_types = RC | XRC, .response = true,
 		.length = sizeof(u64),
 		.remote_access = ROCE_ACCESS_REMOTE_WRITE,
 		.roce_op = ROCE_ATOMIC_WRITE, .wc_opcode = ROCE_WC_ATOMIC_WRITE,
 	},
 	[ROCE_WR_LOCAL_INV] = {
-		.kind = ROCE_KIND_LOCAL_INV, .qp_types = RC | UC | UD,
+		.kind = ROCE_KIND_LOCAL_INV, .qp_types = RC | UC | UD | XRC,
 		.local = true, .wc_opcode = ROCE_WC_LOCAL_INV,
 	},
 	[ROCE_WR_BIND_MW] = {
@@ -73,7 +74,7 @@ static const struct roce_wr_op roce_wr_ops[] = {
 		.wc_opcode = ROCE_WC_BIND_MW,
 	},
 	[ROCE_WR_REG_MR] = {
-		.kind = ROCE_KIND_REG_MR, .qp_types = RC | UC | UD,
+		.kind = ROCE_KIND_REG_MR, .qp_types = RC | UC | UD | XRC,
 		.local = true, .kernel = true,
 	},
 };

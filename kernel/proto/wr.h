@@ -31,6 +31,8 @@ enum roce_qp_type {
 	ROCE_QPT_RC = 2,
 	ROCE_QPT_UC = 3,
 	ROCE_QPT_UD = 4,
+	/* XRC: both ends, INI (XRC_SEND) and TGT (XRC_RECV), by INI's number */
+	ROCE_QPT_XRC = 9,
 };
 
 enum roce_access {
@@ -76,7 +78,7 @@ enum roce_wr_kind {
 /* What a work request opcode is; a row of zeros when it is invalid. */
 struct roce_wr_op {
 	u8 kind;			/* enum roce_wr_kind */
-	u8 qp_types;			/* 1 << ROCE_QPT_*: may post it */
+	u16 qp_types;			/* 1 << ROCE_QPT_*: may post it */
 	u8 remote_access;		/* ROCE_ACCESS_REMOTE_* at the target */
 	u8 local_access;		/* of its SGEs: results land there */
 	bool recv;			/* consumes a receive at the target */

@@ -36,6 +36,7 @@ static struct roce_pkt sample(u8 opcode, u32 payload)
 		.va = 0x1122334455667788ULL, .rkey = 0xdeadbeef,
 		.dma_len = 0x10000, .swap_add = 0x0102030405060708ULL,
 		.compare = 0x8877665544332211ULL, .syndrome = 0x1f,
+		.xrc_srqn = 0xfedcba,
 		.msn = 0x654321, .atomic_orig = 42, .imm = 0x78563412,
 		.inv_rkey = 0xcafe, .feth = 0x11, .payload_len = payload,
 	};
@@ -50,6 +51,7 @@ static bool same_fields(const struct roce_pkt *a, const struct roce_pkt *b,
 	       a->payload_len == b->payload_len &&
 	       (!(hdrs & ROCE_HDR_DETH) ||
 		(a->qkey == b->qkey && a->sqpn == b->sqpn)) &&
+	       (!(hdrs & ROCE_HDR_XRCETH) || a->xrc_srqn == b->xrc_srqn) &&
 	       (!(hdrs & (ROCE_HDR_RETH | ROCE_HDR_ATMETH)) ||
 		(a->va == b->va && a->rkey == b->rkey)) &&
 	       (!(hdrs & ROCE_HDR_RETH) || a->dma_len == b->dma_len) &&
@@ -91,8 +93,8 @@ static void test_round_trips(void)
 			EXPECT(roce_parse(&out, buf, n) != ROCE_OK,
 			       "opcode 0x%02x truncated to %u", opcode, n);
 	}
-	/* RC 25 operations, UC 12, UD 2. */
-	EXPECT(known == 39, "%d opcodes known", known);
+	/* RC 25 operations, UC 12, UD 2, XRC 25. */
+	EXPECT(known == 64, "%d opcodes known", known);
 	printf("# %d opcodes: build/parse round trip, every truncation refused\n", known);
 }
 
@@ -121,7 +123,17 @@ static void test_malformed(void)
 	EXPECT(!roce_opcode_hdrs(ROCE_UC | ROCE_READ_REQ), "UC READ");
 	EXPECT(!roce_opcode_hdrs(ROCE_UD | ROCE_WRITE_ONLY), "UD WRITE");
 	EXPECT(!roce_opcode_hdrs(0x40 | ROCE_SEND_ONLY), "RD");
-	printf("# TVer, P_Key of another partition, pad, payload on ACK, opcodes of the wrong transport: refused\n");
+	EXPECT(roce_hdr_len(ROCE_XRC | ROCE_SEND_ONLY) == ROCE_BTH_LEN + 4 &&
+	       roce_hdr_len(ROCE_XRC | ROCE_WRITE_ONLY) ==
+	       roce_hdr_len(ROCE_RC | ROCE_WRITE_ONLY) + 4 &&
+	       roce_hdr_len(ROCE_XRC | ROCE_ACK) == roce_hdr_len(ROCE_RC | ROCE_ACK),
+	       "XRCETH in XRC requests only");
+	pkt = sample(ROCE_XRC | ROCE_WRITE_ONLY, 0);
+	len = roce_build(buf, &pkt);
+	EXPECT(buf[ROCE_BTH_LEN] == 0 && buf[ROCE_BTH_LEN + 1] == 0xfe &&
+	       buf[ROCE_BTH_LEN + 3] == 0xba && buf[ROCE_BTH_LEN + 4] == 0x11,
+	       "XRCETH between BTH and RETH");
+	printf("# TVer, P_Key of another partition, pad, payload on ACK, opcodes of the wrong transport: refused; XRCETH where IBA puts it\n");
 }
 
 static void test_psn(void)
@@ -351,8 +363,13 @@ static void test_wr(void)
 		EXPECT(!op->local || (!op->roce_op && !op->recv && !op->response),
 		       "wr %u: a local operation sends nothing", wr);
 		EXPECT(!op->inv || (op->kind == ROCE_KIND_SEND &&
-				    op->qp_types == 1 << ROCE_QPT_RC),
-		       "wr %u: only RC SENDs invalidate (IBA 9.4.1.2)", wr);
+				    op->qp_types == (1 << ROCE_QPT_RC |
+						     1 << ROCE_QPT_XRC)),
+		       "wr %u: only RC and XRC SENDs invalidate (IBA 9.4.1.2)", wr);
+		EXPECT(!(op->qp_types & 1 << ROCE_QPT_RC) ||
+		       op->kind == ROCE_KIND_BIND_MW ||
+		       (op->qp_types & 1 << ROCE_QPT_XRC),
+		       "wr %u: XRC posts what RC posts, but binds no window", wr);
 	}
 	EXPECT(roce_wr_op(ROCE_WR_SEND)->qp_types & 1 << ROCE_QPT_UD &&
 	       !(roce_wr_op(ROCE_WR_RDMA_WRITE)->qp_types & 1 << ROCE_QPT_UD) &&
@@ -428,6 +445,9 @@ static void test_rsrc(void)
 	dup = read_req(0xfffffe, 4096, 3000);
 	dup.rkey = 8;
 	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "another key");
+	dup = read_req(0xfffffe, 4096, 3000);
+	dup.xrc_srqn = 3;
+	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "another XRC SRQ");
 	dup = read_req(1, 4096, 3000);
 	EXPECT(!roce_rsrc_again(&t, &dup, 1024), "a PSN no READ took");
 	dup = atomic;

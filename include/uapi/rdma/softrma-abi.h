@@ -90,7 +90,7 @@ struct softrma_sqe {
 		__u32 imm_data;		/* network order, passed through */
 		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
 	};
-	__u32 reserved;
+	__u32 xrc_srqn;		/* XRC_SEND QPs: the SRQ at the target */
 	union {
 		struct {
 			__aligned_u64 remote_addr;
