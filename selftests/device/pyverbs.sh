@@ -6,14 +6,19 @@
 # ibv_rereg_mr of access, translation and PD with traffic after it, memory
 # windows), test_parent_domain (parent domains with and without custom
 # allocators, their rings in memory from the allocator, 2 MiB huge pages
-# among it) and test_shared_pd (an imported context, PD and MR).  No test may fail or error, and a test may skip only for what
-# neither softrma nor the guest has: device memory, and dma-buf allocation
-# from a GPU's render node.  Skipped when the tests or pyverbs are
+# among it), test_shared_pd (an imported context, PD and MR), and the
+# modules with XRC tests besides their others: test_atomic, test_cqex,
+# test_qpex and test_relaxed_ordering (XRC atomics, SENDs with and without
+# immediate data through the ibv_wr_* API, traffic into an extended CQ,
+# relaxed-ordering MRs).  No test may fail or error, and a test may skip
+# only for what neither softrma nor the guest has: device memory, and
+# dma-buf allocation from a GPU's render node.  Skipped when the tests or pyverbs are
 # missing.  The unittest output is left in
 # $SOFTRMA_VM_OUT/pyverbs/softrma0/MODULE.log.
 . "$(dirname "$0")/../lib.sh"
 
-modules="test_mr test_parent_domain test_shared_pd"
+modules="test_mr test_parent_domain test_shared_pd test_atomic test_cqex test_qpex
+	test_relaxed_ordering"
 out=${SOFTRMA_VM_OUT:-/tmp}/pyverbs
 rm -rf "$out"
 

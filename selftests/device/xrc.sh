@@ -1,15 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# XRC: ibv_xsrq_pingpong (XRC SEND QPs to one XRC RECV QP, a SRQ per
-# client QP, the domain shared through a file) and rdma_xserver/rdma_xclient
-# in XRC mode, on the local transport and in packets (force_wire).
+# XRC, on the local transport and in RoCEv2 packets through lo (force_wire):
+# ibv_xsrq_pingpong (three clients, each an XRC SEND QP to the server's XRC
+# RECV QP and an SRQ of its own, the domain opened on a file; it checks
+# every message) and rdma_xserver/rdma_xclient in XRC mode (rdma_cm).  The
+# pyverbs XRC tests run in device/pyverbs.sh.
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
 
+# Three clients at once; each must succeed.
+# shellcheck disable=SC2016 # expanded by the client's shell
+xsrq_clients='pids=
+for i in 1 2 3; do
+	ibv_xsrq_pingpong -d softrma0 -g 1 -n 100 10.9.0.1 & pids="$pids $!"
+done
+for p in $pids; do wait $p || exit 1; done'
+
 for wire in 0 1; do
 	echo "$wire" > /sys/module/softrma/parameters/force_wire
-	pair "ibv_xsrq_pingpong force_wire=$wire" \
-		"timeout $(bound 120) ibv_xsrq_pingpong -d softrma0 -g 1 -n 200"
+	pair "ibv_xsrq_pingpong -c 3, force_wire=$wire" \
+		"timeout $(bound 120) ibv_xsrq_pingpong -d softrma0 -g 1 -n 100 -c 3" \
+		"$xsrq_clients"
+	pair "rdma_xserver -c x, force_wire=$wire" "rdma_xserver -c x" \
+		"rdma_xclient -s 10.9.0.1 -c x"
 done
 echo 0 > /sys/module/softrma/parameters/force_wire

@@ -61,6 +61,10 @@ static int create_one(const char *type, struct ibv_pd *pd, struct ibv_cq *cq,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ibv_srq_init_attr srqa = { .attr = { .max_wr = 1, .max_sge = 1 } };
+	struct ibv_xrcd_init_attr xrcda = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
 	struct ibv_ah_attr aha = {
 		.is_global = 1, .port_num = 1,
 		.grh = { .sgid_index = gid_index, .hop_limit = 1 },
@@ -88,6 +92,10 @@ static int create_one(const char *type, struct ibv_pd *pd, struct ibv_cq *cq,
 		obj = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
 		if (obj)
 			CHECK_EQ(ibv_dereg_mr(obj), 0);
+	} else if (!strcmp(type, "xrcd")) {
+		obj = ibv_open_xrcd(ctx, &xrcda);
+		if (obj)
+			CHECK_EQ(ibv_close_xrcd(obj), 0);
 	} else if (!strcmp(type, "mw")) {
 		obj = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 		if (obj)
@@ -104,7 +112,7 @@ static int create_one(const char *type, struct ibv_pd *pd, struct ibv_cq *cq,
 static void test_create(void)
 {
 	static const char *const types[] = { "pd", "cq", "qp", "srq", "mr",
-					     "mw", "ah" };
+					     "mw", "ah", "xrcd" };
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	void *buf = calloc(1, 4096);
@@ -119,7 +127,7 @@ static void test_create(void)
 		printf("# %s: the next creation failed with ENOMEM, then one worked\n",
 		       types[i]);
 	}
-	CHECK_EQ(fault_write("fail_create", "xrcd 1"), EINVAL);
+	CHECK_EQ(fault_write("fail_create", "wq 1"), EINVAL);
 	CHECK_EQ(fault_write("fail_create", "qp -1"), EINVAL);
 	CHECK_EQ(ibv_destroy_cq(cq), 0);
 	CHECK_EQ(ibv_dealloc_pd(pd), 0);
