@@ -33,6 +33,7 @@ device/mw.sh
 device/pyverbs.sh
 device/parent_domain.sh
 device/shared_pd.sh
+device/xrc.sh
 device/fault.sh
 device/resize.sh
 device/recv_sges.sh

@@ -4,7 +4,9 @@
 # rdma_rxe, or softrma when PEER=softrma.  Connected traffic over the link
 # with the server on a, then on b: ibv_rc_pingpong and ibv_uc_pingpong
 # (received data checked, -c), rping -V (data validated), ib_write_bw,
-# ib_read_bw, ib_send_bw, ib_atomic_bw and ib_write_lat.  Guest a captures
+# ib_read_bw, ib_send_bw, ib_atomic_bw and ib_write_lat; between two
+# softrma guests also XRC: ibv_xsrq_pingpong and rdma_xserver/rdma_xclient
+# -c x (rdma_rxe has no XRC).  Guest a captures
 # the RC packets of both sides and checks every ICRC with zlib and with
 # kernel/proto.
 . "$(dirname "$0")/../lib.sh"
@@ -17,11 +19,12 @@ gid=$(gid_index dev0 "$WIRE_ME")
 
 # result LOG: the line with the figures (perftest ends with a ruler).
 result() {
-	grep -E '^ *[0-9]|iters' "$1" | tail -n 1
+	grep -E '^ *[0-9]|iters|^success|end 0' "$1" | tail -n 1
 }
 
-# step NAME SERVER_ROLE CMD: CMD as the server on SERVER_ROLE, and as its
-# client (the peer's address appended) on the other guest.
+# step NAME SERVER_ROLE CMD [CLIENT_CMD]: CMD as the server on SERVER_ROLE,
+# and CLIENT_CMD (default CMD) with the peer's address appended as its
+# client on the other guest.
 step() {
 	if [ "$role" = "$2" ]; then
 		timeout 180 sh -c "$3" > /tmp/server.log 2>&1 ||
@@ -29,7 +32,7 @@ step() {
 		info "$1, $me server: $(result /tmp/server.log)"
 	else
 		: > /tmp/client.log
-		retry 90 timeout 180 sh -c "$3 $WIRE_PEER" >> /tmp/client.log 2>&1 ||
+		retry 90 timeout 180 sh -c "${4:-$3} $WIRE_PEER" >> /tmp/client.log 2>&1 ||
 			fail "$1, $me client: $(grep -v "connect" /tmp/client.log | tail -n 25)"
 		info "$1, $me client: $(result /tmp/client.log)"
 	fi
@@ -59,6 +62,11 @@ for server in a b; do
 	step "ib_send_bw" $server "ib_send_bw $pt -n 200 -s 65536"
 	step "ib_atomic_bw" $server "ib_atomic_bw $pt -n 200"
 	step "ib_write_lat" $server "ib_write_lat $pt -n 200 -s 64"
+	if [ "${PEER:-}" = softrma ]; then
+		step "ibv_xsrq_pingpong" $server "ibv_xsrq_pingpong -d dev0 -g $gid -n 100"
+		step "rdma_xserver -c x" $server "rdma_xserver -c x" \
+			"rdma_xclient -c x -s"
+	fi
 done
 if [ "$me" = softrma ]; then
 	info "$(rdma statistic show link dev0/1)"
