@@ -211,6 +211,7 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	struct softrma_dev *sdev = to_sdev(ibdev);
 
 	softrma_list_del(sdev);
+	softrma_fault_fini(sdev);
 	softrma_objs_check_empty(sdev);
 	WARN_ON(!xa_empty(&sdev->mr_xa));
 	xa_destroy(&sdev->mr_xa);
@@ -328,6 +329,8 @@ static struct attribute *softrma_dev_attrs[] = {
 	&dev_attr_fault_drop.attr,
 	&dev_attr_fault_duplicate.attr,
 	&dev_attr_fault_corrupt.attr,
+	&dev_attr_fault_delay.attr,
+	&dev_attr_fault_reorder.attr,
 	&dev_attr_fault_fail_create.attr,
 	&dev_attr_fault_event.attr,
 	&dev_attr_fault_wc_status.attr,
@@ -418,6 +421,7 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	INIT_LIST_HEAD(&sdev->mcg_list);
 	mutex_init(&sdev->mcg_lock);
 	init_rwsem(&sdev->mode_sem);
+	softrma_fault_init(sdev);
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->netdev = ndev;
 	sdev->port_state = softrma_port_state(sdev);

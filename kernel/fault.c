@@ -4,11 +4,14 @@
  * write (Documentation/admin-guide.md, "Testing your RDMA application's
  * error paths"):
  *
- *  fault_drop, fault_duplicate, fault_corrupt
- *	RoCEv2 packets the device sends that are lost, sent twice, or sent
- *	with one bit flipped after the ICRC was computed, per million; while
- *	any is set, QPs of the device, or to it, that connect on one host
- *	take packets too (local.c);
+ *  fault_drop, fault_duplicate, fault_corrupt, fault_reorder
+ *	RoCEv2 packets the device sends that are lost, sent twice, sent
+ *	with one bit flipped after the ICRC was computed, or held until the
+ *	device's next packet has gone, per million;
+ *  fault_delay
+ *	"PPM MS": packets held for MS milliseconds (1 to 1000), per million;
+ *	while any packet fault is set, QPs of the device, or to it, that
+ *	connect on one host take packets too (local.c);
  *  fault_fail_create
  *	"TYPE N": the next N creations of a TYPE (pd qp cq srq mr mw ah xrcd)
  *	fail with ENOMEM, as when the device runs out;
@@ -31,14 +34,120 @@
 #include <linux/rtnetlink.h>
 #include <rdma/restrack.h>
 
-#include "fault.h"
-#include "verbs.h"
+#include "net.h"
 
 #define SOFTRMA_FAULT_PPM	1000000U
+#define SOFTRMA_FAULT_DELAY_MAX_MS	1000
+/* A reordered packet waits this long at most for the next one. */
+#define SOFTRMA_FAULT_REORDER_WAIT_MS	10
+
+/* What a held packet's control block says: when it goes. */
+struct softrma_fault_held {
+	unsigned long due;		/* jiffies */
+	bool after_next;		/* or once the next packet has gone */
+};
+
+static struct softrma_fault_held *softrma_fault_held(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct softrma_fault_held) > sizeof(skb->cb));
+	return (struct softrma_fault_held *)skb->cb;
+}
 
 static struct softrma_dev *softrma_fault_dev(struct device *device)
 {
 	return rdma_device_to_drv_device(device, struct softrma_dev, ib_dev);
+}
+
+/*
+ * Sends the held packets that are due, or (@after_next) that wait for a
+ * packet that has gone, in the order they were held; then sets the work
+ * for the next one due.
+ */
+static void softrma_fault_release(struct softrma_dev *sdev, bool after_next)
+{
+	struct sk_buff_head *held = &sdev->fault.held;
+	unsigned long next = 0, now = jiffies;
+	struct sk_buff_head due;
+	struct sk_buff *skb, *tmp;
+	bool more = false;
+
+	__skb_queue_head_init(&due);
+	spin_lock_bh(&held->lock);
+	skb_queue_walk_safe(held, skb, tmp) {
+		struct softrma_fault_held *h = softrma_fault_held(skb);
+
+		if ((after_next && h->after_next) || time_after_eq(now, h->due)) {
+			__skb_unlink(skb, held);
+			__skb_queue_tail(&due, skb);
+		} else if (!more || time_before(h->due, next)) {
+			next = h->due;
+			more = true;
+		}
+	}
+	spin_unlock_bh(&held->lock);
+	while ((skb = __skb_dequeue(&due)))
+		softrma_net_send_held(sdev, skb);
+	if (more)
+		mod_delayed_work(softrma_wq, &sdev->fault.release_work,
+				 next - now);
+}
+
+static void softrma_fault_release_work(struct work_struct *work)
+{
+	struct softrma_fault *fault = container_of(to_delayed_work(work),
+						   struct softrma_fault,
+						   release_work);
+
+	softrma_fault_release(container_of(fault, struct softrma_dev, fault),
+			      false);
+}
+
+/**
+ * softrma_fault_hold() - Holds a packet that a fault delays or reorders.
+ * @sdev: the device that sends it
+ * @skb: the finished packet, its route in skb_dst()
+ * @why: SOFTRMA_FAULT_DELAY or SOFTRMA_FAULT_REORDER
+ *
+ * It goes out from the device's work (softrma_net_send_held()) once its
+ * delay has passed, or, reordered, once the device's next packet has gone
+ * (softrma_fault_release_reordered()), or after a short wait for one.
+ */
+void softrma_fault_hold(struct softrma_dev *sdev, struct sk_buff *skb,
+			enum softrma_fault_pkt why)
+{
+	struct softrma_fault_held *h = softrma_fault_held(skb);
+	unsigned long delay;
+
+	delay = msecs_to_jiffies(why == SOFTRMA_FAULT_DELAY ?
+				 READ_ONCE(sdev->fault.delay_ms) :
+				 SOFTRMA_FAULT_REORDER_WAIT_MS);
+	h->due = jiffies + delay;
+	h->after_next = why == SOFTRMA_FAULT_REORDER;
+	skb_queue_tail(&sdev->fault.held, skb);
+	/* Sooner than the work was set for: an unlocked look will do. */
+	if (!delayed_work_pending(&sdev->fault.release_work) ||
+	    time_before(h->due, sdev->fault.release_work.timer.expires))
+		mod_delayed_work(softrma_wq, &sdev->fault.release_work, delay);
+}
+
+/* After a packet of @sdev went out: the reordered ones go behind it. */
+void softrma_fault_release_reordered(struct softrma_dev *sdev)
+{
+	if (!skb_queue_empty_lockless(&sdev->fault.held))
+		softrma_fault_release(sdev, true);
+}
+
+void softrma_fault_init(struct softrma_dev *sdev)
+{
+	skb_queue_head_init(&sdev->fault.held);
+	INIT_DELAYED_WORK(&sdev->fault.release_work, softrma_fault_release_work);
+}
+
+/* The packets still held are lost with the device. */
+void softrma_fault_fini(struct softrma_dev *sdev)
+{
+	cancel_delayed_work_sync(&sdev->fault.release_work);
+	skb_queue_purge(&sdev->fault.held);
 }
 
 /* Whether the creation of an @obj of @sdev is to fail (softrma_obj_add()). */
@@ -132,6 +241,34 @@ DEVICE_ATTR_RW(fault_##name)
 SOFTRMA_FAULT_PPM_ATTR(drop, SOFTRMA_FAULT_DROP);
 SOFTRMA_FAULT_PPM_ATTR(duplicate, SOFTRMA_FAULT_DUPLICATE);
 SOFTRMA_FAULT_PPM_ATTR(corrupt, SOFTRMA_FAULT_CORRUPT);
+SOFTRMA_FAULT_PPM_ATTR(reorder, SOFTRMA_FAULT_REORDER);
+
+static ssize_t fault_delay_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	struct softrma_fault *fault = &softrma_fault_dev(device)->fault;
+
+	return sysfs_emit(buf, "%u %u\n",
+			  READ_ONCE(fault->pkt_ppm[SOFTRMA_FAULT_DELAY]),
+			  READ_ONCE(fault->delay_ms));
+}
+
+static ssize_t fault_delay_store(struct device *device,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct softrma_fault *fault = &softrma_fault_dev(device)->fault;
+	u32 ppm, ms;
+
+	if (sscanf(buf, "%u %u", &ppm, &ms) != 2)
+		return -EINVAL;
+	if (ppm > SOFTRMA_FAULT_PPM || !ms || ms > SOFTRMA_FAULT_DELAY_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(fault->delay_ms, ms);
+	WRITE_ONCE(fault->pkt_ppm[SOFTRMA_FAULT_DELAY], ppm);
+	return count;
+}
+DEVICE_ATTR_RW(fault_delay);
 
 static const char *const softrma_obj_names[SOFTRMA_OBJ_NUM] = {
 	[SOFTRMA_OBJ_PD] = "pd",

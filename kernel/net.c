@@ -627,20 +627,33 @@ static bool softrma_net_out(struct softrma_dev *sdev, struct net *net,
 		       ip6_local_out(net, NULL, skb)) >= 0;
 }
 
+/* A packet that fault injection held (fault.c), on its way at last. */
+void softrma_net_send_held(struct softrma_dev *sdev, struct sk_buff *skb)
+{
+	struct dst_entry *dst = dst_clone(skb_dst(skb));
+
+	skb_dst_drop(skb);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	softrma_net_out(sdev, dev_net(sdev->netdev), dst, skb,
+			skb->protocol == htons(ETH_P_IP));
+}
+
 /*
  * What fault injection (fault.c) makes of @skb: true when it is gone (lost
- * on the way), having gone out once already when duplicated.  A corrupted
- * packet has one bit of its UDP payload flipped, after its ICRC.
+ * on the way, or held to go later), having gone out once already when
+ * duplicated.  A corrupted packet has one bit of its UDP payload flipped,
+ * after its ICRC.
  */
 static bool softrma_net_fault(struct softrma_dev *sdev, struct net *net,
 			      struct dst_entry *dst, struct sk_buff *skb,
 			      bool ipv4)
 {
 	unsigned int from = skb_transport_offset(skb) + sizeof(struct udphdr);
+	enum softrma_fault_pkt fault = softrma_fault_packet(sdev);
 	struct sk_buff *copy;
 	u32 bit;
 
-	switch (softrma_fault_packet(sdev)) {
+	switch (fault) {
 	case SOFTRMA_FAULT_DROP:
 		kfree_skb(skb);
 		dst_release(dst);
@@ -654,6 +667,11 @@ static bool softrma_net_fault(struct softrma_dev *sdev, struct net *net,
 		bit = get_random_u32_below((skb->len - from) * BITS_PER_BYTE);
 		skb->data[from + bit / BITS_PER_BYTE] ^= 1 << (bit % BITS_PER_BYTE);
 		return false;
+	case SOFTRMA_FAULT_DELAY:
+	case SOFTRMA_FAULT_REORDER:
+		skb_dst_set(skb, dst);
+		softrma_fault_hold(sdev, skb, fault);
+		return true;
 	default:
 		return false;
 	}
@@ -670,6 +688,7 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	struct dst_cache *cache = NULL;
 	struct dst_entry *dst;
 	struct sk_buff *skb;
+	bool sent;
 	struct flowi4 fl4 = {};
 	struct flowi6 fl6 = {};
 
@@ -697,7 +716,9 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	softrma_net_set_icrc(skb, !ipv4, pkt->opcode);
 	if (softrma_net_fault(sdev, net, dst, skb, ipv4))
 		return true;
-	return softrma_net_out(sdev, net, dst, skb, ipv4);
+	sent = softrma_net_out(sdev, net, dst, skb, ipv4);
+	softrma_fault_release_reordered(sdev);
+	return sent;
 }
 
 /*

@@ -18,5 +18,6 @@ void softrma_net_doorbell(struct softrma_qp *qp);
 bool softrma_net_in_rx(const struct softrma_dev *sdev);
 u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns);
 bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg);
+void softrma_net_send_held(struct softrma_dev *sdev, struct sk_buff *skb);
 
 #endif /* SOFTRMA_NET_H */

@@ -3,9 +3,9 @@
 # Fault injection (kernel/fault.c) and what an application sees of each
 # knob: verbs/fault.c's create (a failed creation of every object type),
 # wc (an injected error completion, on the local transport and on the
-# wire), events (QP, port and device events) and packets (2% loss, 2%
+# wire), events (QP, port and device events), packets (2% loss, 2%
 # corruption, 5% duplicates, which put QPs of one host on packets: every
-# byte still in place), and
+# byte still in place) and reorder (10% reordered, 5% delayed by 20 ms), and
 # the counters behind them.  Only root may inject: an unprivileged user's
 # write is refused.
 . "$(dirname "$0")/../lib.sh"
@@ -31,6 +31,12 @@ info "packets: $icrc ICRC errors, $dup duplicate requests, $retrans retransmitte
 if [ "$icrc" -eq 0 ] || [ "$dup" -eq 0 ] || [ "$retrans" -eq 0 ]; then
 	fail "the packet faults left no trace in the counters"
 fi
+before_oos=$(port_counter softrma0 out_of_seq_request)
+before_local=$(port_counter softrma0 local_sent_msgs)
+run reorder || fail "reorder"
+[ "$(port_counter softrma0 local_sent_msgs)" -eq "$before_local" ] ||
+	fail "packet faults set, yet the local transport carried messages"
+info "reorder: $(($(port_counter softrma0 out_of_seq_request) - before_oos)) requests out of sequence"
 echo 1 > /sys/module/softrma/parameters/force_wire || fail "no force_wire parameter"
 trap 'echo 0 > /sys/module/softrma/parameters/force_wire' EXIT
 run wc || fail "wc, wire"
@@ -38,7 +44,8 @@ injected=$(port_counter softrma0 injected_faults)
 info "injected_faults: $injected"
 [ "$injected" -gt 20 ] || fail "injected_faults $injected"
 
-for attr in fault_drop fault_fail_create fault_event fault_wc_status; do
+for attr in fault_drop fault_delay fault_reorder fault_fail_create fault_event \
+	fault_wc_status; do
 	as_user 65534 sh -c "echo 'qp 1' > $sys/$attr" 2>/dev/null &&
 		fail "an unprivileged user wrote $attr"
 done

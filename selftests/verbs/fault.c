@@ -19,9 +19,13 @@
  *	     (which puts QPs of one host on packets), 200 RDMA WRITEs of 4 KiB and 200
  *	     SENDs all complete, every byte in place: only the counters tell
  *	     (at 20% loss a 4 KiB WRITE, four packets and an ACK, runs out
- *	     of its 7 retries now and then, as it would on such a link).
+ *	     of its 7 retries now and then, as it would on such a link);
+ *  reorder  the same traffic with 10% of the packets held until the next
+ *	     one has gone, then with 5% held for 20 ms: each time all in
+ *	     place and some requests out of sequence; malformed and
+ *	     out-of-range values refused.
  *
- * usage: fault create|wc|events|packets  (SOFTRMA_DEV, SOFTRMA_IPV4)
+ * usage: fault create|wc|events|packets|reorder  (SOFTRMA_DEV, SOFTRMA_IPV4)
  */
 #include <fcntl.h>
 
@@ -29,14 +33,21 @@
 
 static const char *dev;
 
-static int fault_write(const char *attr, const char *value)
+static const char *fault_path(const char *attr)
 {
-	char path[256];
-	ssize_t n;
-	int fd;
+	static char path[256];
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/fault_%s", dev,
 		 attr);
+	return path;
+}
+
+static int fault_write(const char *attr, const char *value)
+{
+	const char *path = fault_path(attr);
+	ssize_t n;
+	int fd;
+
 	fd = open(path, O_WRONLY);
 	CHECK(fd >= 0, "%s: %s", path, strerror(errno));
 	n = write(fd, value, strlen(value));
@@ -322,7 +333,8 @@ static void test_events(void)
 	CHECK_EQ(fault_write("event", "port_err 3"), EINVAL);
 }
 
-static void test_packets(void)
+/* 200 WRITEs of 4 KiB and 200 SENDs of 256 bytes, each checked. */
+static void traffic(void)
 {
 	struct ibv_recv_wr rwr, *rbad;
 	struct ibv_send_wr wr;
@@ -330,10 +342,7 @@ static void test_packets(void)
 	struct ibv_wc wc;
 	struct pair p;
 
-	/* Set before the QPs connect: they then take packets (local.c). */
-	fault_set("drop", "20000");
-	fault_set("duplicate", "50000");
-	fault_set("corrupt", "20000");
+	/* The faults are set before the QPs connect: they take packets. */
 	pair_init(&p, ALL_ACCESS, 7);
 	fill(p.a.buf, PAIR_BUF_LEN, 9);
 	for (uint32_t i = 0; i < 200; i++) {
@@ -360,13 +369,57 @@ static void test_packets(void)
 		      "receive %u: %s", i, ibv_wc_status_str(wc.status));
 		CHECK(!memcmp(p.b.buf, p.a.buf + i, 256), "send %u's data", i);
 	}
+	pair_fini(&p);
+}
+
+static void test_packets(void)
+{
+	fault_set("drop", "20000");
+	fault_set("duplicate", "50000");
+	fault_set("corrupt", "20000");
+	traffic();
 	fault_set("drop", "0");
 	fault_set("duplicate", "0");
 	fault_set("corrupt", "0");
 	printf("# 200 WRITEs and 200 SENDs through 2%% loss, 2%% corruption "
 	       "and 5%% duplicates: all complete, every byte in place\n");
 	CHECK_EQ(fault_write("drop", "1000001"), ERANGE);
-	pair_fini(&p);
+}
+
+/* The traffic through one packet fault: some requests out of sequence. */
+static void traffic_out_of_seq(const char *attr, const char *value)
+{
+	unsigned long long before = test_port_counter(ctx, "out_of_seq_request");
+
+	fault_set(attr, value);
+	traffic();
+	/* The counters are cached for 10 ms. */
+	usleep(20000);
+	CHECK(test_port_counter(ctx, "out_of_seq_request") > before,
+	      "fault_%s \"%s\": no request arrived out of sequence", attr, value);
+}
+
+static void test_reorder(void)
+{
+	char value[32];
+	FILE *f;
+
+	traffic_out_of_seq("reorder", "100000");
+	fault_set("reorder", "0");
+	traffic_out_of_seq("delay", "50000 20");
+	f = fopen(fault_path("delay"), "r");
+	CHECK(f && fgets(value, sizeof(value), f), "read fault_delay");
+	fclose(f);
+	CHECK(!strcmp(value, "50000 20\n"), "fault_delay reads %s", value);
+	fault_set("delay", "0 1");
+	printf("# 200 WRITEs and 200 SENDs with 10%% of the packets reordered, "
+	       "then with 5%% delayed by 20 ms: all complete, every byte in "
+	       "place, some requests out of sequence\n");
+	CHECK_EQ(fault_write("delay", "1000001 5"), ERANGE);
+	CHECK_EQ(fault_write("delay", "1000 0"), ERANGE);
+	CHECK_EQ(fault_write("delay", "1000 1001"), ERANGE);
+	CHECK_EQ(fault_write("delay", "1000"), EINVAL);
+	CHECK_EQ(fault_write("reorder", "1000001"), ERANGE);
 }
 
 int main(int argc, char **argv)
@@ -375,7 +428,7 @@ int main(int argc, char **argv)
 
 	dev = getenv("SOFTRMA_DEV");
 	CHECK(argc == 2 && dev && ipv4,
-	      "usage: fault create|wc|events|packets (SOFTRMA_DEV, SOFTRMA_IPV4)");
+	      "usage: fault create|wc|events|packets|reorder (SOFTRMA_DEV, SOFTRMA_IPV4)");
 	ctx = test_open_device(dev);
 	gid_index = test_find_ipv4_gid(ctx, ipv4);
 	if (!strcmp(argv[1], "create"))
@@ -386,6 +439,8 @@ int main(int argc, char **argv)
 		test_events();
 	else if (!strcmp(argv[1], "packets"))
 		test_packets();
+	else if (!strcmp(argv[1], "reorder"))
+		test_reorder();
 	else
 		FAIL("no test %s", argv[1]);
 	CHECK_EQ(ibv_close_device(ctx), 0);
