@@ -3,7 +3,8 @@
 # Hand-made RoCEv2 packets from user space (selftests/wire/craft.py, through
 # a raw socket) at a UD QP: a bad ICRC, cut-short headers, an unknown
 # opcode, transport version 1, pad beyond the payload, an unknown QPN, an RC
-# WRITE into nowhere and a wrong Q_Key reach nothing; the one good packet
+# WRITE into nowhere, an XRC SEND to the UD QP, an XRCETH cut short and a
+# wrong Q_Key reach nothing; the one good packet
 # arrives whole; and the port counters move by exactly what was sent.
 . "$(dirname "$0")/../lib.sh"
 

@@ -13,6 +13,7 @@ import sys
 from roce import bth, packet
 
 UD_SEND_ONLY = 0x64
+XRC_SEND_ONLY = 0xa4
 
 
 def deth(qkey, sqpn=0x42):
@@ -41,6 +42,9 @@ def main():
          True, 'rcvd_no_qp'),
         ('wrong Q_Key', bth(UD_SEND_ONLY, qpn) + deth(qkey ^ 1) + b'wrong-qkey..', True,
          'rcvd_dropped'),
+        ('XRC SEND to a UD QP', bth(XRC_SEND_ONLY, qpn) + struct.pack('!I', 1) + b'x' * 8,
+         True, 'rcvd_no_qp'),
+        ('XRCETH cut short', bth(XRC_SEND_ONLY, qpn) + b'\0\0', True, 'rcvd_malformed'),
     ]
     sock = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     expect = {'rcvd_pkts': 0}
