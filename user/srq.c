@@ -82,6 +82,9 @@ struct ibv_srq *softrma_create_srq_ex(struct ibv_context *ctx,
 		goto err_free;
 	}
 	srq->max_sge = attr->attr.max_sge;
+	/* libibverbs sets these only on ibv_create_srq()'s path (before 58). */
+	srq->ibsrq.pd = attr->pd;
+	srq->ibsrq.srq_context = attr->srq_context;
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	return &srq->ibsrq;
 
