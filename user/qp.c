@@ -598,6 +598,11 @@ int softrma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct ibv_send_wr *first = wr;
 	int ret = 0;
 
+	/* An XRC RECV QP has no send queue. */
+	if (!softrma_qp_has_rings(ibqp->qp_type)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq_lock);
 	if (!softrma_qp_can_send(qp)) {
 		ret = EINVAL;

@@ -3,8 +3,15 @@
 # XRC, on the local transport and in RoCEv2 packets through lo (force_wire):
 # ibv_xsrq_pingpong (three clients, each an XRC SEND QP to the server's XRC
 # RECV QP and an SRQ of its own, the domain opened on a file; it checks
-# every message) and rdma_xserver/rdma_xclient in XRC mode (rdma_cm).  The
-# pyverbs XRC tests run in device/pyverbs.sh.
+# every message) and rdma_xserver/rdma_xclient in XRC mode (rdma_cm); then
+# verbs/xrc.c, a kselftest_harness.h test whose cases each run on both
+# transports (domains shared through a file and a forked child, XRC SRQ
+# numbers, SENDs and RDMA into the SRQ a request names and memory of that
+# SRQ's PD only, hostile SRQ numbers, an SRQ destroyed under traffic, a
+# process killed mid-traffic, posts refused), as root and as an
+# unprivileged user (the wire cases skip: force_wire is root's), after which
+# softrma0 must hold no object.  The pyverbs XRC tests run in
+# device/pyverbs.sh.
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
@@ -26,3 +33,13 @@ for wire in 0 1; do
 		"rdma_xclient -s 10.9.0.1 -c x"
 done
 echo 0 > /sys/module/softrma/parameters/force_wire
+
+SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/xrc" || fail "xrc"
+SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 as_user 65534 "$SOFTRMA_BIN/xrc" ||
+	fail "xrc, unprivileged"
+for _ in $(seq 50); do
+	left=$(softrma_user_objects softrma0)
+	[ -z "$left" ] && break
+	sleep 0.1
+done
+[ -z "$left" ] || fail "objects left on softrma0: $left"
