@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The connected transports (RC, UC, XRC) on the wire.  The requester (wire_req.c)
- * takes SQ entries into a window of in-flight WQEs and sends their packets,
- * the completer (wire_comp.c) retires them on acknowledgements and READ
- * responses and goes back to the oldest unacknowledged PSN on a NAK or a
- * timeout, and the responder (wire_resp.c) executes requests packet by
- * packet.
+ * The connected transports (RC, UC, XRC) on the wire.  The requester
+ * (wire_req.c) takes SQ entries into a window of in-flight WQEs and sends
+ * their packets, the completer (wire_comp.c) retires them on
+ * acknowledgements and READ responses and goes back to the oldest
+ * unacknowledged PSN on a NAK or a timeout, and the responder
+ * (wire_resp.c) executes requests packet by packet.
  */
 #ifndef SOFTRMA_WIRE_H
 #define SOFTRMA_WIRE_H

@@ -151,6 +151,17 @@ softrma_user_objects() {
 	done | grep -E "(dev|link) $1[ /]" | grep -v 'comm \[ib_core\]'
 }
 
+# expect_no_objects DEV: within 5 s DEV holds no application's objects (a
+# process killed just now takes a moment to go), or the test fails.
+expect_no_objects() {
+	for _ in $(seq 50); do
+		left=$(softrma_user_objects "$1")
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "objects left on $1: $left"
+}
+
 softrma_links() {
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d/hca_type" ] && [ "$(cat "$d/hca_type")" = softrma ] && basename "$d"

@@ -17,11 +17,6 @@
 add_softrma0
 SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/parent_domain" ||
 	fail "parent_domain"
-for _ in $(seq 50); do
-	left=$(softrma_user_objects softrma0)
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-[ -z "$left" ] || fail "objects left on softrma0: $left"
+expect_no_objects softrma0
 SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 as_user 65534 "$SOFTRMA_BIN/pd_memlock" ||
 	fail "pd_memlock"
