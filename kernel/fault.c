@@ -159,7 +159,10 @@ bool softrma_fault_create(struct softrma_dev *sdev, enum softrma_obj obj)
 	return true;
 }
 
-/* Whether packets @sdev sends are to be lost, duplicated or corrupted. */
+/*
+ * Whether any packet fault is set on @sdev: packets lost, duplicated,
+ * corrupted, delayed or reordered.
+ */
 bool softrma_fault_lossy(const struct softrma_dev *sdev)
 {
 	for (int f = SOFTRMA_FAULT_DROP; f < SOFTRMA_FAULT_PKT_NUM; f++)
