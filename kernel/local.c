@@ -82,6 +82,8 @@ static int softrma_local_complete(struct softrma_qp *qp,
 	else if (res == SOFTRMA_RESP_RNR_NAK &&
 		 softrma_sq_rnr_wait(qp, msg->rnr_timer))
 		return -EAGAIN;
+	else if (res == SOFTRMA_RESP_DROPPED && softrma_sq_lost_wait(qp))
+		return -EAGAIN;
 	softrma_sq_complete_head(qp, status, msg->length);
 	return 0;
 }
@@ -139,8 +141,8 @@ static int softrma_local_execute(struct softrma_qp *qp, u64 *moved)
 	enum ib_wc_status status;
 	struct softrma_msg msg;
 
-	/* In SQD only a head that was RNR NAKed is still in flight. */
-	if (state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->rnr_retrying))
+	/* In SQD only a head being tried again is still in flight. */
+	if (state != IB_QPS_RTS && !(state == IB_QPS_SQD && qp->head_retried))
 		return -EAGAIN;
 	status = softrma_sq_prepare(qp, qp->sqe, &msg, &qp->sq_sgl);
 	if (status != IB_WC_SUCCESS || roce_wr_op(msg.opcode)->local) {

@@ -89,13 +89,15 @@ void softrma_sq_finish(struct softrma_qp *qp, const struct softrma_sqe *sqe,
 		       enum ib_wc_status status, u64 length);
 void softrma_sq_complete_head(struct softrma_qp *qp, enum ib_wc_status status,
 			      u64 length);
+unsigned long softrma_sq_ack_timeout(const struct softrma_qp *qp);
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer);
+bool softrma_sq_lost_wait(struct softrma_qp *qp);
 void softrma_sq_walk(struct softrma_qp *qp,
 		     int (*execute)(struct softrma_qp *qp, u64 *moved));
 u32 softrma_sq_run(struct softrma_qp *qp);
 void softrma_sq_doorbell(struct softrma_qp *qp);
 void softrma_sq_drain(struct softrma_qp *qp);
-void softrma_sq_rnr_work(struct work_struct *work);
+void softrma_sq_retry_work(struct work_struct *work);
 
 /* resp.c: the responder */
 bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from);

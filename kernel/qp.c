@@ -235,7 +235,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->post_lock);
-	INIT_DELAYED_WORK(&qp->rnr_work, softrma_sq_rnr_work);
+	INIT_DELAYED_WORK(&qp->retry_work, softrma_sq_retry_work);
 	INIT_WORK(&qp->work, softrma_qp_work);
 	softrma_sgl_init(&qp->sq_sgl, qp->sq_segs, SOFTRMA_MAX_SGE);
 	softrma_sgl_init(&qp->resp.rqe_sgl, qp->resp.rqe_segs, SOFTRMA_MAX_SGE);
@@ -344,7 +344,8 @@ static void softrma_qp_reset_queues(struct softrma_qp *qp)
 		WRITE_ONCE(queues[i]->hdr->consumer, 0);
 		WRITE_ONCE(queues[i]->hdr->producer, 0);
 	}
-	qp->rnr_wait = false;
+	qp->head_wait = false;
+	qp->head_retried = false;
 	qp->resp.last_wqe_reached = false;
 	softrma_resp_abandon(qp, false);
 }
@@ -445,7 +446,7 @@ void softrma_qp_check_drained(struct softrma_qp *qp)
 {
 	lockdep_assert_held(&qp->sq_lock);
 	if (!qp->sqd_notify || softrma_qp_state(qp) != IB_QPS_SQD ||
-	    qp->rnr_wait || softrma_wire_sq_busy(qp))
+	    qp->head_wait || softrma_wire_sq_busy(qp))
 		return;
 	qp->sqd_notify = false;
 	softrma_qp_event(qp, IB_EVENT_SQ_DRAINED);
@@ -541,7 +542,7 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->dying, true);
 	mutex_unlock(&qp->sq_lock);
 	cancel_work_sync(&qp->work);
-	cancel_delayed_work_sync(&qp->rnr_work);
+	cancel_delayed_work_sync(&qp->retry_work);
 	softrma_wire_destroy(qp);
 	mutex_lock(&qp->rq_lock);
 	softrma_resp_abandon(qp, false);

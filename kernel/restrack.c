@@ -69,7 +69,7 @@ int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		goto out;
 	if (!qp->dying &&
 	    (rdma_nl_put_driver_u32(msg, "sq_taken", qp->sq.index) ||
-	     rdma_nl_put_driver_u32(msg, "rnr_wait", qp->rnr_wait) ||
+	     rdma_nl_put_driver_u32(msg, "head_wait", qp->head_wait) ||
 	     (qp->on_wire && softrma_fill_wire(msg, qp))))
 		goto out;
 	err = 0;

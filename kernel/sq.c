@@ -209,6 +209,41 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 }
 
 /**
+ * softrma_sq_ack_timeout() - The QP's ACK timeout, in jiffies.
+ * @qp: the requester
+ *
+ * IBA 9.7.6.1.3: 4.096 us << timeout, rounded up.
+ *
+ * Return: the timeout, or 0 for a QP that waits forever (timeout 0).
+ */
+unsigned long softrma_sq_ack_timeout(const struct softrma_qp *qp)
+{
+	u8 t = qp->attr.timeout;
+
+	if (!t)
+		return 0;
+	return msecs_to_jiffies(DIV_ROUND_UP_ULL(4096ULL << t, NSEC_PER_MSEC));
+}
+
+/* The SQ head's retry counters start when it is first tried again. */
+static void softrma_sq_head_retried(struct softrma_qp *qp)
+{
+	if (qp->head_retried)
+		return;
+	qp->head_retried = true;
+	qp->rnr_left = qp->attr.rnr_retry;
+	qp->retry_left = qp->attr.retry_cnt;
+}
+
+/* The SQ head waits @delay jiffies; 0 waits until the QP is in error. */
+static void softrma_sq_head_wait(struct softrma_qp *qp, unsigned long delay)
+{
+	qp->head_wait = true;
+	if (delay && !qp->dying)
+		queue_delayed_work(softrma_wq, &qp->retry_work, delay);
+}
+
+/**
  * softrma_sq_rnr_wait() - Waits out an RNR NAK of the SQ head.
  * @qp: the requester
  * @timer: the NAK's RNR timer code
@@ -220,19 +255,42 @@ enum ib_wc_status softrma_sq_prepare(struct softrma_qp *qp,
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
 	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->rnr_retrying) {
-		qp->rnr_retrying = true;
-		qp->rnr_left = qp->attr.rnr_retry;
-	}
+	softrma_sq_head_retried(qp);
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->rnr_left)
 			return false;
 		qp->rnr_left--;
 	}
-	qp->rnr_wait = true;
-	if (!qp->dying)
-		queue_delayed_work(softrma_wq, &qp->rnr_work,
-				   usecs_to_jiffies(roce_rnr_timer_us(timer)));
+	softrma_sq_head_wait(qp, usecs_to_jiffies(roce_rnr_timer_us(timer)));
+	return true;
+}
+
+/**
+ * softrma_sq_lost_wait() - Waits out the ACK timeout of an unanswered head.
+ * @qp: the requester, on the local transport
+ *
+ * A request that no QP took (none there, or one not yet in RTR) is lost,
+ * as its packet would be: the SQ head is sent again after each of
+ * retry_cnt ACK timeouts, each counted, and a QP with timeout 0 waits for
+ * an answer forever, as on the wire.
+ *
+ * Context: Under @qp's sq_lock; does not sleep.
+ * Return: true when the SQ head waits and is tried again, false when its
+ * retries are used up.
+ */
+bool softrma_sq_lost_wait(struct softrma_qp *qp)
+{
+	unsigned long timeout = softrma_sq_ack_timeout(qp);
+
+	lockdep_assert_held(&qp->sq_lock);
+	softrma_sq_head_retried(qp);
+	if (timeout) {
+		softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_ACK_TIMEOUT);
+		if (!qp->retry_left)
+			return false;
+		qp->retry_left--;
+	}
+	softrma_sq_head_wait(qp, timeout);
 	return true;
 }
 
@@ -263,7 +321,7 @@ static bool softrma_sq_complete(struct softrma_qp *qp,
 
 	lockdep_assert_held(&qp->sq_lock);
 	softrma_queue_consume(&qp->sq);
-	qp->rnr_retrying = false;
+	qp->head_retried = false;
 	if (status != IB_WC_SUCCESS || qp->sig_all ||
 	    (sqe->send_flags & IB_SEND_SIGNALED)) {
 		struct softrma_cqe cqe = {
@@ -364,7 +422,7 @@ void softrma_sq_walk(struct softrma_qp *qp,
 	u32 done = 0;
 
 	lockdep_assert_held(&qp->sq_lock);
-	while (!qp->rnr_wait && softrma_sq_fetch(qp, qp->sq.index, qp->sqe)) {
+	while (!qp->head_wait && softrma_sq_fetch(qp, qp->sq.index, qp->sqe)) {
 		if (softrma_sq_run_over(qp, done, moved)) {
 			softrma_qp_schedule(qp);
 			break;
@@ -397,7 +455,7 @@ static const struct softrma_transport *softrma_sq_transport(struct softrma_qp *q
  *
  * In RTS and SQD the transport sends what it may; in error, it lets go of
  * what it has in flight and every entry left completes with WR_FLUSH_ERR.
- * Called from the doorbell, after an RNR wait and from the QP's work.
+ * Called from the doorbell, after the head's wait and from the QP's work.
  *
  * Context: Process context; takes @qp's sq_lock.
  * Return: the number of entries the run took from the ring.
@@ -413,6 +471,7 @@ u32 softrma_sq_run(struct softrma_qp *qp)
 	if (softrma_state_sends(softrma_qp_state(qp)))
 		t->send(qp);
 	if (softrma_qp_state(qp) == IB_QPS_ERR) {
+		qp->head_wait = false;	/* nothing is tried again in error */
 		t->flush_err(qp);
 		softrma_sq_walk(qp, softrma_sq_flush_head);
 	}
@@ -524,13 +583,13 @@ void softrma_sq_drain(struct softrma_qp *qp)
 	WRITE_ONCE(qp->sq_inline_runs, taken > 1 ? SOFTRMA_SQ_STREAMING : 0);
 }
 
-void softrma_sq_rnr_work(struct work_struct *work)
+void softrma_sq_retry_work(struct work_struct *work)
 {
 	struct softrma_qp *qp = container_of(to_delayed_work(work),
-					     struct softrma_qp, rnr_work);
+					     struct softrma_qp, retry_work);
 
 	mutex_lock(&qp->sq_lock);
-	qp->rnr_wait = false;
+	qp->head_wait = false;
 	mutex_unlock(&qp->sq_lock);
 	softrma_sq_run(qp);
 }

@@ -362,12 +362,13 @@ struct softrma_qp {
 	struct softrma_av sq_av;	/* UD: the SQ head's destination */
 	struct softrma_av path;		/* RC, UC: the connection's GIDs */
 	u8 rnr_left;			/* RNR retries left for the SQ head */
-	bool rnr_retrying;		/* the SQ head has been RNR NAKed */
-	bool rnr_wait;			/* the SQ head waits out an RNR NAK */
+	u8 retry_left;			/* local: ACK timeouts left for it */
+	bool head_retried;		/* the SQ head is being tried again */
+	bool head_wait;			/* it waits out an RNR NAK or timeout */
 	bool sqd_notify;		/* SQ_DRAINED asked for; sq_lock */
 	atomic_t fault_wc_left;		/* completions to fail: fault.c */
 	u32 fault_wc_status;
-	struct delayed_work rnr_work;
+	struct delayed_work retry_work;	/* ends head_wait */
 	struct work_struct work;	/* runs the SQ; in error flushes the RQ */
 	unsigned long sq_drain;		/* SOFTRMA_SQ_DRAINING: sq.c */
 	u32 sq_inline_runs;		/* doorbells run inline since a handover */

@@ -280,7 +280,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 	struct softrma_qp *qp = w->qp;
 
 	mutex_lock(&qp->sq_lock);
-	if (!softrma_state_sends(softrma_qp_state(qp)) || qp->dying || qp->rnr_wait ||
+	if (!softrma_state_sends(softrma_qp_state(qp)) || qp->dying || qp->head_wait ||
 	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0 ||
 	    !softrma_wire_head(qp))
 		goto out;

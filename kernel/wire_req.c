@@ -15,16 +15,6 @@
 
 #include "wire.h"
 
-/* IBA 9.7.6.1.3: 4.096 us << timeout, rounded up; 0 waits forever. */
-static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
-{
-	u8 t = qp->attr.timeout;
-
-	if (!t)
-		return 0;
-	return msecs_to_jiffies(DIV_ROUND_UP_ULL(4096ULL << t, NSEC_PER_MSEC));
-}
-
 /*
  * Starts the retransmission timer, or restarts it after progress.  A
  * restart only moves the deadline, which the timer's work checks when it
@@ -34,7 +24,7 @@ static unsigned long softrma_wire_timeout(struct softrma_qp *qp)
  */
 void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
 {
-	unsigned long timeout = softrma_wire_timeout(qp);
+	unsigned long timeout = softrma_sq_ack_timeout(qp);
 	struct softrma_wire *w = qp->wire;
 
 	lockdep_assert_held(&qp->sq_lock);
@@ -315,7 +305,7 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 	struct softrma_wqe *wqe;
 
 	lockdep_assert_held(&qp->sq_lock);
-	if (qp->rnr_wait)
+	if (qp->head_wait)
 		return false;
 	for (u32 i = qp->sq.index; ; i++) {
 		if (i == w->next_index && !softrma_wire_take(qp))

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# XRC: rdma_xserver/rdma_xclient in XRC mode (rdma_cm), on the local
-# transport and in RoCEv2 packets through lo (force_wire); ibv_xsrq_pingpong
-# (three clients, each an XRC SEND QP to the server's XRC RECV QP and an SRQ
-# of its own, the domain opened on a file; it checks every message) in
-# packets (below: why not locally yet); then
+# XRC, on the local transport and in RoCEv2 packets through lo (force_wire):
+# ibv_xsrq_pingpong (three clients, each an XRC SEND QP to the server's XRC
+# RECV QP and an SRQ of its own, the domain opened on a file; it checks
+# every message; its server may send before a client's XRC RECV QP is in
+# RTR, and the request is sent again after the ACK timeout) and
+# rdma_xserver/rdma_xclient in XRC mode (rdma_cm); then
 # verbs/xrc.c, a kselftest_harness.h test whose cases each run on both
 # transports (domains shared through a file and a forked child, XRC SRQ
 # numbers, SENDs and RDMA into the SRQ a request names and memory of that
@@ -27,18 +28,12 @@ for p in $pids; do wait $p || exit 1; done'
 
 for wire in 0 1; do
 	echo "$wire" > /sys/module/softrma/parameters/force_wire
+	pair "ibv_xsrq_pingpong -c 3, force_wire=$wire" \
+		"timeout $(bound 120) ibv_xsrq_pingpong -d softrma0 -g 1 -n 100 -c 3" \
+		"$xsrq_clients"
 	pair "rdma_xserver -c x, force_wire=$wire" "rdma_xserver -c x" \
 		"rdma_xclient -s 10.9.0.1 -c x"
 done
-# ibv_xsrq_pingpong's server sends as soon as it has told a client its
-# QPNs, which may be before that client's XRC RECV QP reaches RTR: the
-# first packets are lost and come again after the ACK timeout, which
-# packets do; the local transport fails such a request at once instead
-# (issue 26's note, "the local transport and a peer not yet in RTR"), so
-# the tool runs in packets only until that is mended.
-pair "ibv_xsrq_pingpong -c 3, force_wire=1" \
-	"timeout $(bound 120) ibv_xsrq_pingpong -d softrma0 -g 1 -n 100 -c 3" \
-	"$xsrq_clients"
 echo 0 > /sys/module/softrma/parameters/force_wire
 
 SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/xrc" || fail "xrc"

@@ -985,16 +985,71 @@ TEST_F(rc, reset_keeps_other_qps_completions)
 	CHECK_EQ(ibv_destroy_cq(a.cq), 0);
 }
 
+/* local_ack_timeout_err, read once the counters' 10 ms cache has gone. */
+static unsigned long long ack_timeouts(void)
+{
+	usleep(20000);
+	return test_port_counter(ctx, "local_ack_timeout_err");
+}
+
+/*
+ * Nobody there: on either transport the request is lost, sent again after
+ * each of retry_cnt (7) ACK timeouts and then completes with RETRY_EXC_ERR:
+ * eight timeouts, counted, not timed.
+ */
 TEST_F(rc, no_peer_retry_exhausted)
 {
 	struct side *a = &self->p.a;
+	unsigned long long timeouts;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 
 	side_init(a, NULL, ALL_ACCESS, NULL);
 	connect_qp(a->qp, 0xffffff, 7);	/* nobody there */
 	wr = send_wr(a, &sge, 8);
+	timeouts = ack_timeouts();
 	CHECK_EQ(post_wait(a, &wr).status, IBV_WC_RETRY_EXC_ERR);
+	CHECK_EQ(ack_timeouts() - timeouts, 8);
+}
+
+/*
+ * B is still in INIT when A's SEND reaches it: the request is lost, as a
+ * packet would be, and A sends it again after its ACK timeout.  B is
+ * connected after the first timeout: the SEND lands, once.
+ */
+TEST_F(rc, peer_not_ready_then_rtr)
+{
+	struct pair *p = &self->p;
+	struct ibv_sge sge, rsge;
+	struct ibv_recv_wr rwr = { .wr_id = 0xb, .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr wr, *bad;
+	unsigned long long timeouts;
+	struct ibv_wc wc;
+	int waited = 0;
+
+	side_init(&p->a, NULL, ALL_ACCESS, NULL);
+	side_init(&p->b, NULL, ALL_ACCESS, NULL);
+	connect_qp(p->a.qp, p->b.qp->qp_num, 7);
+	rsge = (struct ibv_sge) { (uintptr_t)p->b.buf, 4096, p->b.mr->lkey };
+	CHECK_EQ(ibv_post_recv(p->b.qp, &rwr, &rbad), 0);
+	fill(p->a.buf, 4096, 0x5e);
+	wr = send_wr(&p->a, &sge, 4096);
+	timeouts = ack_timeouts();
+	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	while (ack_timeouts() == timeouts) {
+		CHECK(++waited < 500, "no ACK timeout of a SEND to a QP in INIT");
+		CHECK_EQ(ibv_poll_cq(p->a.cq, 1, &wc), 0);
+	}
+	connect_qp(p->b.qp, p->a.qp->qp_num, 7);
+	wc = test_poll_one(p->a.cq, 10);
+	CHECK(wc.status == IBV_WC_SUCCESS, "SEND to a QP that was in INIT: %s",
+	      ibv_wc_status_str(wc.status));
+	wc = test_poll_one(p->b.cq, 5);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 0xb && wc.byte_len == 4096,
+	      "receive: %s, wr_id %#llx, %u bytes", ibv_wc_status_str(wc.status),
+	      (unsigned long long)wc.wr_id, wc.byte_len);
+	CHECK(!memcmp(p->b.buf, p->a.buf, 4096), "SEND data");
+	CHECK_EQ(ibv_poll_cq(p->b.cq, 1, &wc), 0);
 }
 
 /*
