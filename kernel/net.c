@@ -572,13 +572,13 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	skb = alloc_skb(headroom + hdr_len + len + pkt->pad + ROCE_ICRC_LEN,
 			GFP_KERNEL);
 	if (!skb)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	skb_reserve(skb, headroom);
 	roce_build(skb_put(skb, hdr_len), pkt);
 	softrma_sgl_init_kbuf(&data, skb_put(skb, len), len);
 	if (softrma_sgl_copy_at(&data, 0, payload, off, len)) {
-		kfree_skb(skb);		/* its memory was deregistered */
-		return NULL;
+		kfree_skb(skb);		/* deregistered, or ODP and unmapped */
+		return ERR_PTR(-EFAULT);
 	}
 	memset(skb_put(skb, pkt->pad), 0, pkt->pad);
 	skb_put(skb, ROCE_ICRC_LEN);		/* the lengths include it */
@@ -677,10 +677,14 @@ static bool softrma_net_fault(struct softrma_dev *sdev, struct net *net,
 	}
 }
 
-/* The packet @pkt of @qp, on its way to @av; false when it cannot go out. */
-static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
-			     const struct roce_pkt *pkt,
-			     const struct softrma_sgl *payload, u64 off)
+/*
+ * The packet @pkt of @qp, on its way to @av.  Returns 0, or -EFAULT when
+ * its payload's memory is gone, another negative errno when it cannot go
+ * out.
+ */
+static int softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
+			    const struct roce_pkt *pkt,
+			    const struct softrma_sgl *payload, u64 off)
 {
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->netdev);
@@ -693,7 +697,7 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	struct flowi6 fl6 = {};
 
 	if (ipv4 != softrma_gid_is_ipv4(&av->dgid))
-		return false;
+		return -EAFNOSUPPORT;
 	/* A connected QP sends only on its path, whose route it keeps. */
 	if (qp->wire && av == &qp->path)
 		cache = &qp->wire->route;
@@ -702,11 +706,11 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 		     softrma_net_route6(net, sdev->netdev, av, cache, &fl6);
 	local_bh_enable();
 	if (!dst)
-		return false;
+		return -EHOSTUNREACH;
 	skb = softrma_net_build(dst, pkt, payload, off);
-	if (!skb) {
+	if (IS_ERR(skb)) {
 		dst_release(dst);
-		return false;
+		return PTR_ERR(skb);
 	}
 	softrma_net_push_udp(skb, qp->ibqp.qp_num);
 	if (ipv4)
@@ -715,35 +719,36 @@ static bool softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 		softrma_net_push_ipv6(skb, av, &fl6);
 	softrma_net_set_icrc(skb, !ipv4, pkt->opcode);
 	if (softrma_net_fault(sdev, net, dst, skb, ipv4))
-		return true;
+		return 0;
 	sent = softrma_net_out(sdev, net, dst, skb, ipv4);
 	softrma_fault_release_reordered(sdev);
-	return sent;
+	return sent ? 0 : -ENOBUFS;
 }
 
 /*
  * Sends @pkt of @qp to @av, with pkt->payload_len bytes of @payload from
- * @off.  Returns false when it cannot go out (no route, no memory).
+ * @off.  Returns 0; -EFAULT when the payload's memory is gone; another
+ * negative errno when it cannot go out (no route, no memory).
  */
-bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
-		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
-		      u64 off)
+int softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
+		     struct roce_pkt *pkt, const struct softrma_sgl *payload,
+		     u64 off)
 {
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
-	bool sent;
+	int err;
 
 	pkt->pkey = ROCE_DEFAULT_PKEY;
 	pkt->pad = roce_pad(pkt->payload_len);
-	sent = softrma_net_send(qp, av, pkt, payload, off);
-	if (!sent) {
+	err = softrma_net_send(qp, av, pkt, payload, off);
+	if (err) {
 		softrma_drop(sdev, SOFTRMA_CNT_SEND_ERR);
-		return false;
+		return err;
 	}
 	softrma_count(sdev, SOFTRMA_CNT_SENT_PKTS);
 	softrma_count_add(sdev, SOFTRMA_CNT_SENT_BYTES,
 			  roce_hdr_len(pkt->opcode) + pkt->payload_len +
 			  pkt->pad + ROCE_ICRC_LEN);
-	return true;
+	return 0;
 }
 
 /* Sends the datagram @msg of @qp (UD, GSI) as one RoCEv2 packet. */
@@ -762,7 +767,7 @@ bool softrma_net_xmit_datagram(struct softrma_qp *qp, struct softrma_msg *msg)
 	};
 
 	qp->attr.sq_psn = roce_psn_add(qp->attr.sq_psn, 1);
-	return softrma_net_xmit(qp, msg->av, &pkt, msg->local, 0);
+	return !softrma_net_xmit(qp, msg->av, &pkt, msg->local, 0);
 }
 
 /*

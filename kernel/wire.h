@@ -111,9 +111,9 @@ void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
 		     const u8 *payload, const struct softrma_av *from);
 
 /* net.c */
-bool softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
-		      struct roce_pkt *pkt, const struct softrma_sgl *payload,
-		      u64 off);
+int softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
+		     struct roce_pkt *pkt, const struct softrma_sgl *payload,
+		     u64 off);
 bool softrma_net_rx_defer_ack(struct softrma_qp *qp);
 
 /* wire_req.c */

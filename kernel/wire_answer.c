@@ -27,13 +27,13 @@
 
 static_assert(SOFTRMA_MAX_RD_ATOMIC <= ROCE_RSRC_MAX);
 
-static void softrma_wire_answer_put(struct softrma_qp *qp,
-				    struct roce_pkt *pkt,
-				    const struct softrma_sgl *payload, u64 off)
+/* Returns 0, or an error of softrma_net_xmit(): -EFAULT, memory gone. */
+static int softrma_wire_answer_put(struct softrma_qp *qp, struct roce_pkt *pkt,
+				   const struct softrma_sgl *payload, u64 off)
 {
 	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
-	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
+	return softrma_net_xmit(qp, &qp->path, pkt, payload, off);
 }
 
 static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
@@ -65,12 +65,12 @@ static void softrma_wire_answer_put_deferred(struct softrma_qp *qp)
 	smp_store_release(&r->ack_deferred, false);
 }
 
-static void softrma_wire_answer_xmit(struct softrma_qp *qp,
-				     struct roce_pkt *pkt,
-				     const struct softrma_sgl *payload, u64 off)
+static int softrma_wire_answer_xmit(struct softrma_qp *qp,
+				    struct roce_pkt *pkt,
+				    const struct softrma_sgl *payload, u64 off)
 {
 	softrma_wire_answer_put_deferred(qp);
-	softrma_wire_answer_put(qp, pkt, payload, off);
+	return softrma_wire_answer_put(qp, pkt, payload, off);
 }
 
 static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
@@ -118,6 +118,13 @@ static struct softrma_mr *softrma_wire_answer_target(struct softrma_qp *qp,
 	return mr;
 }
 
+/* A READ whose memory went answers @psn with a NAK, the QP in error. */
+static void softrma_wire_answer_gone(struct softrma_qp *qp, u32 psn)
+{
+	softrma_wire_answer_ack(qp, ROCE_AETH_NAK_REM_ACCESS, psn);
+	softrma_qp_set_error(qp);
+}
+
 /*
  * The memory READ @res answers from, checked again as it may have gone
  * since the READ was accepted; false after a NAK, the QP in error.
@@ -133,9 +140,7 @@ static bool softrma_wire_answer_source(struct softrma_qp *qp,
 	softrma_wire_answer_drop_source(r);
 	mr = softrma_wire_answer_target(qp, res);
 	if (!mr) {
-		softrma_wire_answer_ack(qp, ROCE_AETH_NAK_REM_ACCESS,
-					roce_psn_add(res->psn, res->next));
-		softrma_qp_set_error(qp);
+		softrma_wire_answer_gone(qp, roce_psn_add(res->psn, res->next));
 		return false;
 	}
 	softrma_sgl_init_mr(&r->src, mr, res->va, res->len);
@@ -165,7 +170,12 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 		if (read && !softrma_wire_answer_source(qp, res))
 			return false;
 		roce_rsrc_answer(res, qp->wire->mtu, &pkt, &off);
-		softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL, off);
+		/* Its pages may go as it is read (ODP): -EFAULT. */
+		if (softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL,
+					     off) == -EFAULT) {
+			softrma_wire_answer_gone(qp, pkt.psn);
+			return false;
+		}
 	}
 	softrma_wire_answer_drop_source(r);
 	if (r->ack_waits) {

@@ -45,8 +45,12 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 	softrma_sq_finish(qp, wqe->sqe, status, wqe->msg.length);
 }
 
-/* A request packet of @wqe, with @payload from @off. */
-static bool softrma_wire_xmit(struct softrma_qp *qp,
+/*
+ * A request packet of @wqe, with @payload from @off.  One that cannot go
+ * out is lost, and sent again after the ACK timeout (its memory deregistered
+ * or unmapped meanwhile: until the retries run out).
+ */
+static void softrma_wire_xmit(struct softrma_qp *qp,
 			      const struct softrma_wqe *wqe,
 			      struct roce_pkt *pkt,
 			      const struct softrma_sgl *payload, u64 off)
@@ -63,7 +67,7 @@ static bool softrma_wire_xmit(struct softrma_qp *qp,
 		softrma_count(to_sdev(qp->ibqp.device),
 			      SOFTRMA_CNT_RETRANS_PKTS);
 	softrma_wire_arm_timer(qp, false);
-	return softrma_net_xmit(qp, &qp->path, pkt, payload, off);
+	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
 }
 
 static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
