@@ -109,6 +109,9 @@ static int softrma_query_device(struct ib_device *ibdev,
 	attr->max_total_mcast_qp_attach = SOFTRMA_MAX_MCAST_GRP *
 					  SOFTRMA_MAX_MCAST_QP_ATTACH;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	softrma_odp_caps(attr);
+	if (!softrma_dev_takes_odp(to_sdev(ibdev)))
+		attr->odp_caps = (struct ib_odp_caps) {};
 	return 0;
 }
 
@@ -346,6 +349,7 @@ static const struct ib_device_ops softrma_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SOFTRMA_ABI_VERSION,
 
+	.advise_mr = softrma_advise_mr,
 	.alloc_hw_port_stats = softrma_alloc_hw_port_stats,
 	.alloc_mr = softrma_alloc_mr,
 	.alloc_mw = softrma_alloc_mw,

@@ -24,10 +24,11 @@
 #include "trace.h"
 #include "view.h"
 
-/* What reg_user_mr accepts; ODP and the rest are refused with EOPNOTSUPP. */
+/* What reg_user_mr accepts; the rest is refused with EOPNOTSUPP. */
 #define SOFTRMA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING | \
+				 IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB | \
 				 SOFTRMA_ACCESS_FLUSH)
 
 /* Fills @pages with the @npages pinned pages of @umem, in order. */
@@ -93,7 +94,11 @@ static void softrma_mr_unpin(struct softrma_mr *mr)
 	kvfree(mr->pages);
 	mr->pages = NULL;
 	mr->npages = 0;
-	if (!IS_ERR_OR_NULL(mr->umem))
+	if (IS_ERR(mr->umem))
+		mr->umem = NULL;
+	if (softrma_mr_is_odp(mr))
+		softrma_odp_put(mr);
+	else
 		ib_umem_release(mr->umem);
 	mr->umem = NULL;
 }
@@ -145,11 +150,21 @@ static int softrma_mr_check(u64 length, u64 iova, int access)
 	return 0;
 }
 
+/* ODP has no pages to check for FLUSH to persistence either. */
+static int softrma_mr_check_odp(const struct softrma_dev *sdev, int access)
+{
+	if ((access & IB_ACCESS_ON_DEMAND) &&
+	    (!softrma_dev_takes_odp(sdev) ||
+	     (access & SOFTRMA_ACCESS_FLUSH_PERSISTENT)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 /*
  * An MR over [start, start + length) at @iova, pinned and checked (FLUSH to
  * persistence needs persistent memory), seen by a checking device through
  * its own view, which bounds its size; over persistent memory, checked for
- * persistence when the device has a persistence domain.
+ * persistence when the device has a persistence domain.  Or on demand.
  */
 static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 					 u64 length, u64 iova, int access)
@@ -160,10 +175,16 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 
 	if (sdev->noncoherent && length > SOFTRMA_VIEW_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
+	err = softrma_mr_check_odp(sdev, access);
+	if (err)
+		return ERR_PTR(err);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	err = softrma_mr_pin(mr, &sdev->ib_dev, start, length, access);
+	if (access & IB_ACCESS_ON_DEMAND)
+		err = softrma_odp_get(mr, &sdev->ib_dev, start, length, access);
+	else
+		err = softrma_mr_pin(mr, &sdev->ib_dev, start, length, access);
 	if (!err && ((access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) ||
 		     sdev->persistence))
 		pmem = softrma_mr_is_pmem(mr);
@@ -219,13 +240,14 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 /*
  * Whether @access needs pages pinned anew: the pin was taken without
  * FOLL_WRITE and @access lets the device write (ib_access_writable(), as
- * ib_umem_get() decides), or FLUSH to persistence is new and must be
- * checked against the pages.
+ * ib_umem_get() decides), FLUSH to persistence is new and must be checked
+ * against the pages, or the MR goes to or from on-demand paging.
  */
 static bool softrma_mr_needs_pin(const struct softrma_mr *mr, int access)
 {
 	return (ib_access_writable(access) && !mr->umem->writable) ||
-	       (access & ~mr->access & SOFTRMA_ACCESS_FLUSH_PERSISTENT);
+	       (access & ~mr->access & SOFTRMA_ACCESS_FLUSH_PERSISTENT) ||
+	       ((access ^ mr->access) & (IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB));
 }
 
 /*
@@ -294,6 +316,7 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		swap(mr->view, trans->view);
 		swap(mr->persist, trans->persist);
 		swap(mr->npages, trans->npages);
+		swap(mr->odp_pages, trans->odp_pages);
 		swap(mr->page_offset, trans->page_offset);
 		mr->iova = iova;
 		mr->length = length;
@@ -678,40 +701,53 @@ static DEFINE_SPINLOCK(softrma_atomic_lock);
 
 /*
  * Executes a compare-and-swap or fetch-and-add on the 8 aligned bytes at
- * @iova of @mr (checked by the caller) and returns the original value.
+ * @iova of @mr (checked by the caller) and leaves the original value in
+ * *@orig.  Returns 0, or -EACCES when an ODP MR's page cannot be faulted
+ * in writable.
  */
-u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
-		      u64 compare_add, u64 swap)
+int softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
+		      u64 compare_add, u64 swap, u64 *orig)
 {
-	u64 len = sizeof(u64), *p, orig;
+	u64 len = sizeof(u64), *p;
+	struct softrma_odp_hold hold;
 	struct page *page;
+	int err;
 
+	err = softrma_odp_hold(&hold, mr, iova, len, NULL, 0, 0);
+	if (err)
+		return err;
 	p = softrma_mr_map(mr, iova, &len, &page);
 	if (page)
 		softrma_mr_before_read(mr, iova, len, page);
 	spin_lock_bh(&softrma_atomic_lock);
-	orig = READ_ONCE(*p);
-	if (!cmp_swap || orig == compare_add) {
+	*orig = READ_ONCE(*p);
+	if (!cmp_swap || *orig == compare_add) {
 		softrma_mr_before_write(mr, iova, len, p);
-		WRITE_ONCE(*p, cmp_swap ? swap : orig + compare_add);
+		WRITE_ONCE(*p, cmp_swap ? swap : *orig + compare_add);
 	}
 	spin_unlock_bh(&softrma_atomic_lock);
 	if (page)
 		softrma_mr_after_write(mr, iova, len, p, page);
 	softrma_mr_unmap(p, page);
-	return orig;
+	softrma_odp_release(&hold);
+	return 0;
 }
 
 /*
  * ATOMIC WRITE: stores the 8 aligned bytes at @iova of @mr (checked by the
  * caller) at once, after everything before it and never halfway through
- * another atomic.
+ * another atomic.  Returns 0, or -EACCES as softrma_mr_atomic().
  */
-void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
+int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
 {
 	u64 len = sizeof(u64), *p;
+	struct softrma_odp_hold hold;
 	struct page *page;
+	int err;
 
+	err = softrma_odp_hold(&hold, mr, iova, len, NULL, 0, 0);
+	if (err)
+		return err;
 	p = softrma_mr_map(mr, iova, &len, &page);
 	spin_lock_bh(&softrma_atomic_lock);
 	softrma_mr_before_write(mr, iova, len, p);
@@ -720,6 +756,8 @@ void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
 	if (page)
 		softrma_mr_after_write(mr, iova, len, p, page);
 	softrma_mr_unmap(p, page);
+	softrma_odp_release(&hold);
+	return 0;
 }
 
 /*

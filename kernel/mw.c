@@ -122,7 +122,8 @@ static bool softrma_mw_may_bind(const struct softrma_mr *win,
 /*
  * The MR a window binds to: a user MR of the window's PD that allows
  * binding (C10-73), covers the range, and is locally writable if the window
- * lets remote peers write (C10-74).  It is counted as bound to while it is
+ * lets remote peers write (C10-74); not an ODP one, whose pages a window
+ * could not lend.  It is counted as bound to while it is
  * still registered and valid, in the locked section in which a rereg or a
  * deregistration looks for windows (the MR is in use meanwhile, so a rereg
  * that made it invalid waits): from then on neither changes its range or
@@ -140,7 +141,7 @@ static struct softrma_mr *softrma_mw_hold_mr(struct softrma_dev *sdev,
 			    IB_ACCESS_MW_BIND);
 	if (IS_ERR_OR_NULL(mr))
 		return NULL;
-	if (mr->umem &&
+	if (mr->umem && !softrma_mr_is_odp(mr) &&
 	    (!(access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) ||
 	     (mr->access & IB_ACCESS_LOCAL_WRITE))) {
 		xa_lock(&sdev->mr_xa);

@@ -10,9 +10,14 @@
 #include "proto/ring.h"
 #include "trace.h"
 
+/*
+ * ON_DEMAND means nothing for a QP; its users set it there all the same
+ * (pyverbs' ODP tests), and mlx5 and rdma_rxe take it.
+ */
 #define SOFTRMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH)
+				 IB_ACCESS_REMOTE_ATOMIC | SOFTRMA_ACCESS_FLUSH | \
+				 IB_ACCESS_ON_DEMAND)
 
 /* Serials of QPs, unique over every device: a QPN comes round again. */
 static atomic64_t softrma_qp_serial = ATOMIC64_INIT(0);

@@ -535,16 +535,17 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 {
 	enum softrma_resp_result res;
 	struct softrma_mr *mr;
+	int err;
 
 	res = softrma_resp_atomic_target(qp, msg, &mr);
 	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	qp->resp.atomic_orig =
-		softrma_mr_atomic(mr, msg->remote_addr,
-				  msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
-				  msg->compare_add, msg->swap);
+	err = softrma_mr_atomic(mr, msg->remote_addr,
+				msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
+				msg->compare_add, msg->swap,
+				&qp->resp.atomic_orig);
 	softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
+	return err ? SOFTRMA_RESP_NAK_ACCESS : SOFTRMA_RESP_ACK;
 }
 
 /* ATOMIC WRITE: the 8 bytes it carries land at once. */
@@ -555,6 +556,7 @@ static enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
 	SOFTRMA_SGL_ONE(value_sgl);
 	struct softrma_mr *mr;
 	u64 value;
+	int err;
 
 	if (msg->length != sizeof(value) || msg->local->length != sizeof(value))
 		return SOFTRMA_RESP_NAK_INV_REQ;
@@ -565,9 +567,9 @@ static enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
 	res = softrma_resp_atomic_target(qp, msg, &mr);
 	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	softrma_mr_atomic_write(mr, msg->remote_addr, value);
+	err = softrma_mr_atomic_write(mr, msg->remote_addr, value);
 	softrma_mr_put(mr);
-	return SOFTRMA_RESP_ACK;
+	return err ? SOFTRMA_RESP_NAK_ACCESS : SOFTRMA_RESP_ACK;
 }
 
 static int softrma_flush_access(u8 type)

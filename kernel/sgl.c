@@ -133,6 +133,32 @@ struct softrma_cursor {
 	u32 off;		/* within the segment */
 };
 
+/*
+ * The MR at the cursor, its byte there, and how much of the access from
+ * there lies in that MR (@left of it in all): an ODP MR's pages to fault in.
+ */
+static struct softrma_mr *softrma_cursor_mr(const struct softrma_cursor *c,
+					    u64 left, u64 *iova, u64 *ahead)
+{
+	const struct softrma_seg *seg = &c->sgl->seg[c->seg];
+
+	*iova = seg->addr + c->off;
+	*ahead = min_t(u64, seg->len - c->off, left);
+	return seg->mr;
+}
+
+/* Begins a piece at the cursors, @len bytes left: holds ODP MRs' pages. */
+static int softrma_cursor_hold(struct softrma_odp_hold *h,
+			       const struct softrma_cursor *d,
+			       const struct softrma_cursor *s, u64 len)
+{
+	u64 diova, dahead, siova, sahead;
+	struct softrma_mr *dmr = softrma_cursor_mr(d, len, &diova, &dahead);
+	struct softrma_mr *smr = softrma_cursor_mr(s, len, &siova, &sahead);
+
+	return softrma_odp_hold(h, dmr, diova, dahead, smr, siova, sahead);
+}
+
 /* Maps the cursor's position; *len is how much lies in the mapping. */
 static void *softrma_cursor_map(const struct softrma_cursor *c, u64 *len,
 				struct page **page)
@@ -282,13 +308,15 @@ static void softrma_copy_last(u8 *dst, const u8 *src, u64 n)
  * @src to @dst_off bytes into @dst, page by page, once.  Returns 0, or
  * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
  * deregistered or invalidated (before the copy or during it: then it stops
- * within SOFTRMA_SGL_ENTERED_BYTES), or -EIO when a list does not hold what
- * the offsets and @len name.  May sleep.
+ * within SOFTRMA_SGL_ENTERED_BYTES) or is ODP and its page cannot be
+ * faulted in, or -EIO when a list does not hold what the offsets and @len
+ * name.  May sleep and fault.
  */
 int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 			const struct softrma_sgl *src, u64 src_off, u64 len)
 {
 	struct softrma_cursor d = { .sgl = dst }, s = { .sgl = src };
+	struct softrma_odp_hold hold;
 	struct page *dpage, *spage;
 	void *daddr, *saddr;
 	u64 dlen, slen, n, entered = 0;
@@ -316,6 +344,9 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 				return err;
 			entered = 0;
 		}
+		err = softrma_cursor_hold(&hold, &d, &s, len);
+		if (err)
+			break;
 		daddr = softrma_cursor_map(&d, &dlen, &dpage);
 		saddr = softrma_cursor_map(&s, &slen, &spage);
 		n = min3(dlen, slen, len);
@@ -328,6 +359,7 @@ int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 		softrma_cursor_wrote(&d, n, daddr, dpage);
 		softrma_mr_unmap(saddr, spage);
 		softrma_mr_unmap(daddr, dpage);
+		softrma_odp_release(&hold);
 		softrma_cursor_advance(&d, n);
 		softrma_cursor_advance(&s, n);
 		len -= n;

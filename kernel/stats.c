@@ -35,6 +35,8 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_DOORBELLS].name = "doorbells",
 	[SOFTRMA_CNT_DOORBELL_HANDOVERS].name = "doorbell_handovers",
 	[SOFTRMA_CNT_INJECTED_FAULTS].name = "injected_faults",
+	[SOFTRMA_CNT_ODP_FAULTS].name = "odp_faults",
+	[SOFTRMA_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
 	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 

@@ -51,12 +51,14 @@ static int UVERBS_HANDLER(SOFTRMA_IB_METHOD_MR_SYNC)(struct uverbs_attr_bundle *
 			    len, 0);
 	if (IS_ERR_OR_NULL(mr))
 		return -EINVAL;
-	if (mr->view)
+	if (softrma_mr_is_odp(mr))
+		err = -EOPNOTSUPP;	/* only coherent devices take ODP */
+	else if (mr->view)
 		softrma_view_sync(mr, iova, len, dir);
 	else
 		softrma_sync_cache(mr, iova, len, dir);
 	softrma_mr_put(mr);
-	return 0;
+	return err;
 }
 
 DECLARE_UVERBS_NAMED_METHOD(

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -96,6 +97,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_DOORBELLS,		/* user QPs' send doorbells: post.c */
 	SOFTRMA_CNT_DOORBELL_HANDOVERS,	/* of those, handed to the QP's work */
 	SOFTRMA_CNT_INJECTED_FAULTS,	/* fault.c */
+	SOFTRMA_CNT_ODP_FAULTS,		/* odp.c: ranges faulted in */
+	SOFTRMA_CNT_ODP_INVALIDATIONS,	/* ranges the mm took back */
 	SOFTRMA_CNT_NUM
 };
 
@@ -198,6 +201,7 @@ struct softrma_mr {
 	struct softrma_view *view;	/* a checking device's own view */
 	struct softrma_persist *persist;	/* persistent memory, checked */
 	unsigned long npages;
+	unsigned long odp_pages;	/* ODP: pages of the ODP budget */
 	unsigned int page_offset;	/* of iova within pages[0] */
 	u64 iova;
 	u64 length;
@@ -250,10 +254,80 @@ static inline struct softrma_mw *to_smw(struct ib_mw *ibmw)
 	return container_of(ibmw, struct softrma_mw, ibmw);
 }
 
+static inline bool softrma_mr_is_odp(const struct softrma_mr *mr)
+{
+	return mr->umem && mr->umem->is_odp;
+}
+
+/* The MR of kernel virtual addresses: neither pages nor ODP. */
 static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 {
-	return !mr->pages;
+	return !mr->pages && !softrma_mr_is_odp(mr);
 }
+
+/* The ODP umems a piece of a copy or an atomic holds locked (odp.c). */
+struct softrma_odp_hold {
+	struct ib_umem_odp *odp[2];
+};
+
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
+		    u64 length, int access);
+void softrma_odp_put(struct softrma_mr *mr);
+int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
+		     u64 dst_iova, u64 dst_ahead, struct softrma_mr *src,
+		     u64 src_iova, u64 src_ahead);
+void softrma_odp_release(struct softrma_odp_hold *h);
+void *softrma_odp_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+		      struct page **page);
+int softrma_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		      u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs);
+void softrma_odp_caps(struct ib_device_attr *attr);
+#else
+/* A kernel without ODP: no MR is ODP, and none can be registered. */
+static inline int softrma_odp_get(struct softrma_mr *mr,
+				  struct ib_device *ibdev, u64 start,
+				  u64 length, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void softrma_odp_put(struct softrma_mr *mr)
+{
+}
+
+static inline int softrma_odp_hold(struct softrma_odp_hold *h,
+				   struct softrma_mr *dst, u64 dst_iova,
+				   u64 dst_ahead, struct softrma_mr *src,
+				   u64 src_iova, u64 src_ahead)
+{
+	return 0;
+}
+
+static inline void softrma_odp_release(struct softrma_odp_hold *h)
+{
+}
+
+static inline void *softrma_odp_map(const struct softrma_mr *mr, u64 iova,
+				    u64 *len, struct page **page)
+{
+	return NULL;
+}
+
+static inline int softrma_advise_mr(struct ib_pd *pd,
+				    enum ib_uverbs_advise_mr_advice advice,
+				    u32 flags, struct ib_sge *sg_list,
+				    u32 num_sge,
+				    struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void softrma_odp_caps(struct ib_device_attr *attr)
+{
+}
+#endif
 
 /* The byte @iova of @mr (checked by the caller) in its page array. */
 static inline u64 softrma_mr_pos(const struct softrma_mr *mr, u64 iova)
@@ -274,6 +348,8 @@ static inline void *softrma_mr_map(const struct softrma_mr *mr, u64 iova,
 		*page = NULL;
 		return (void *)(uintptr_t)iova;
 	}
+	if (softrma_mr_is_odp(mr))
+		return softrma_odp_map(mr, iova, len, page);
 	*page = mr->pages[pos >> PAGE_SHIFT];
 	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(pos));
 	return kmap_local_page(*page) + offset_in_page(pos);
@@ -481,6 +557,15 @@ static inline struct softrma_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softrma_dev, ib_dev);
 }
 
+/*
+ * ODP pins nothing, so it has no page that a checking device could copy
+ * into its view, or that a persistence domain could check.
+ */
+static inline bool softrma_dev_takes_odp(const struct softrma_dev *sdev)
+{
+	return !sdev->noncoherent && !sdev->persistence;
+}
+
 /* The network namespace of @qp's device. */
 static inline struct net *softrma_qp_net(struct softrma_qp *qp)
 {
@@ -556,9 +641,9 @@ struct softrma_mr *softrma_mr_get(struct softrma_dev *sdev, struct ib_pd *pd,
 struct softrma_mr *softrma_mr_get_remote(struct ib_qp *qp, u32 key, u64 iova,
 					 u64 len, int access);
 struct softrma_mr *softrma_mr_get_whole(struct ib_qp *qp, u32 key, int access);
-u64 softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
-		      u64 compare_add, u64 swap);
-void softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
+int softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
+		      u64 compare_add, u64 swap, u64 *orig);
+int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
 void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
 
 /* sync.c */

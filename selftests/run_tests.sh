@@ -34,6 +34,7 @@ device/pyverbs.sh
 device/parent_domain.sh
 device/shared_pd.sh
 device/xrc.sh
+device/odp.sh
 device/fault.sh
 device/resize.sh
 device/recv_sges.sh

@@ -57,6 +57,7 @@ static void softrma_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops softrma_ctx_ops = {
+	.advise_mr = ibv_cmd_advise_mr,
 	.alloc_mw = softrma_alloc_mw,
 	.alloc_parent_domain = softrma_alloc_parent_domain,
 	.alloc_pd = softrma_alloc_pd,

@@ -73,21 +73,6 @@ struct alloc_log {
 static struct alloc_log *the_log;	/* the pd_context */
 static size_t page;
 
-/* This process's VmPin in kB: the device pins the rings in its memory. */
-static long pinned_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	long kb = -1;
-
-	CHECK(f, "/proc/self/status: %s", strerror(errno));
-	while (kb < 0 && fgets(line, sizeof(line), f))
-		sscanf(line, "VmPin: %ld", &kb);
-	fclose(f);
-	CHECK(kb >= 0, "no VmPin");
-	return kb;
-}
-
 static void *log_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t type)
 {
@@ -150,7 +135,7 @@ static void log_free(struct ibv_pd *pd, void *pd_context, void *ptr,
 	CHECK(r, "free of %p, which alloc did not return", ptr);
 	CHECK(!r->freed, "%p freed twice", ptr);
 	CHECK(r->may_free, "%p freed while its object lives", ptr);
-	CHECK(log->pin_max < 0 || pinned_kb() <= log->pin_max,
+	CHECK(log->pin_max < 0 || test_pinned_kb() <= log->pin_max,
 	      "%p freed while the device still pins it", ptr);
 	CHECK_EQ(type, r->type);
 	r->freed = true;
@@ -202,7 +187,7 @@ static void destroy(struct alloc_log *log, void *obj, enum kind kind)
 		log->ring[i].may_free = true;
 		kb += log->ring[i].size >> 10;
 	}
-	log->pin_max = pinned_kb() - kb;
+	log->pin_max = test_pinned_kb() - kb;
 	if (kind == QP)
 		CHECK_EQ(ibv_destroy_qp(obj), 0);
 	else if (kind == CQ)
@@ -672,7 +657,7 @@ static void refuse_each(FIXTURE_DATA(parent_domain) *self, enum src src,
 
 	for (int t = 0; t < 4; t++) {
 		int from = log->allocs, calls = log->ncalls, asked = 0;
-		long kb = pinned_kb();
+		long kb = test_pinned_kb();
 		void *obj;
 
 		log->src[t] = src;
@@ -685,7 +670,7 @@ static void refuse_each(FIXTURE_DATA(parent_domain) *self, enum src src,
 		for (int i = calls; i < log->ncalls; i++)
 			asked |= log->call[i] == T_CQ + t;
 		CHECK(asked, "the %s ring was not asked for", type_name[t]);
-		CHECK_EQ(pinned_kb(), kb);
+		CHECK_EQ(test_pinned_kb(), kb);
 		for (int i = from; i < log->allocs; i++)
 			CHECK(log->ring[i].freed, "%s ring in %s: the %s ring leaked",
 			      type_name[t], src_name[src],

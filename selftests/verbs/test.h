@@ -211,6 +211,21 @@ static inline void test_connect_rc(struct ibv_context *ctx, struct ibv_qp *qp,
 	test_connect_to(qp, gid_index, &gid, dest, rnr_retry);
 }
 
+/* This process's VmPin in kB: the memory it has pinned (the device's pins). */
+static inline long test_pinned_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	CHECK(f, "/proc/self/status: %s", strerror(errno));
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		sscanf(line, "VmPin: %ld", &kb);
+	fclose(f);
+	CHECK(kb >= 0, "no VmPin");
+	return kb;
+}
+
 /* Port 1's counter @name (rdma statistic, in sysfs's hw_counters). */
 static inline unsigned long long test_port_counter(struct ibv_context *ctx,
 						   const char *name)

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * On-demand paging: an MR registered with IB_ACCESS_ON_DEMAND pins nothing.
+ * The core's ODP umem tracks its range with an mmu interval notifier; the
+ * device faults the pages an access needs in (hmm_range_fault(), through
+ * ib_umem_odp_map_dma_and_lock()) and touches them only under the umem's
+ * mutex, after checking that they are still mapped with the rights it
+ * needs.  The invalidation callback takes the same mutex: once it returns,
+ * the device neither touches the pages that left nor writes to a page
+ * write-protected since (as fork() does to its parent's private pages).
+ *
+ * The device's addresses of an ODP umem (ib_uses_virt_dma()) are kernel
+ * virtual addresses of its pages, in dma_list with the rights in the low
+ * bits.  A piece of a copy lies within one page of each side; both sides
+ * may be ODP, each locked once, in address order.  Nothing allocates or
+ * faults under a umem mutex: the invalidation runs from reclaim.
+ */
+
+#include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <rdma/ib_umem_odp.h>
+
+#include "verbs.h"
+
+/* Faults at most this much ahead of a piece, of what the access needs. */
+#define SOFTRMA_ODP_FAULT_AHEAD	(256U << 10)
+
+/* How long a piece waits for its pages to stay mapped, as hmm does. */
+#define SOFTRMA_ODP_HOLD_MS	1000
+
+/*
+ * The core's lists of an ODP umem take 16 bytes per page registered,
+ * unaccounted, whether or not anything is mapped: the module's ODP MRs
+ * together may register 16 times the RAM, so that the lists never hold
+ * more than a 16th of it.
+ */
+#define SOFTRMA_ODP_RAM_FACTOR	16
+static atomic64_t softrma_odp_pages = ATOMIC64_INIT(0);
+
+static bool softrma_odp_charge(unsigned long pages)
+{
+	u64 max = (u64)totalram_pages() * SOFTRMA_ODP_RAM_FACTOR;
+
+	if (atomic64_add_return(pages, &softrma_odp_pages) <= max)
+		return true;
+	atomic64_sub(pages, &softrma_odp_pages);
+	return false;
+}
+
+static struct ib_umem_odp *softrma_odp_of(const struct softrma_mr *mr)
+{
+	return mr && softrma_mr_is_odp(mr) ? to_ib_umem_odp(mr->umem) : NULL;
+}
+
+/* The user virtual address of @iova, a byte of @mr. */
+static u64 softrma_odp_va(const struct softrma_mr *mr, u64 iova)
+{
+	return mr->umem->address + (iova - mr->iova);
+}
+
+static u64 softrma_odp_rights(bool write)
+{
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
+
+/* The dma_list entry of the page of @va: its address and rights. */
+static dma_addr_t softrma_odp_entry(struct ib_umem_odp *odp, u64 va)
+{
+	lockdep_assert_held(&odp->umem_mutex);
+	return odp->dma_list[(va - ib_umem_start(odp)) >> odp->page_shift];
+}
+
+static bool softrma_odp_invalidate(struct mmu_interval_notifier *mni,
+				   const struct mmu_notifier_range *range,
+				   unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	ib_umem_odp_unmap_dma_pages(odp, max(ib_umem_start(odp), range->start),
+				    min(ib_umem_end(odp), range->end));
+	mutex_unlock(&odp->umem_mutex);
+	softrma_count(to_sdev(odp->umem.ibdev), SOFTRMA_CNT_ODP_INVALIDATIONS);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops softrma_odp_ops = {
+	.invalidate = softrma_odp_invalidate,
+};
+
+/**
+ * softrma_odp_get() - Registers @mr's range on demand: nothing is pinned.
+ * @mr: the MR
+ * @ibdev: its device
+ * @start: the user address of its first byte
+ * @length: its length
+ * @access: its rights; the pages are faulted writable if they allow writes
+ *
+ * Context: Process context, in the registering process.
+ * Return: 0 or a negative errno (-ENOMEM past the module's ODP budget);
+ * the MR's umem is set on success.
+ */
+int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
+		    u64 length, int access)
+{
+	unsigned long pages = (PAGE_ALIGN(start + length) -
+			       round_down(start, PAGE_SIZE)) >> PAGE_SHIFT;
+	struct ib_umem_odp *odp;
+
+	if (!softrma_odp_charge(pages))
+		return -ENOMEM;
+	odp = ib_umem_odp_get(ibdev, start, length, access, &softrma_odp_ops);
+	if (IS_ERR(odp)) {
+		atomic64_sub(pages, &softrma_odp_pages);
+		return PTR_ERR(odp);
+	}
+	mr->umem = &odp->umem;
+	mr->odp_pages = pages;
+	mr->page_offset = ib_umem_offset(mr->umem);
+	return 0;
+}
+
+/**
+ * softrma_odp_put() - Lets go of @mr's ODP umem and its share of the budget.
+ * @mr: an ODP MR that nothing accesses any more
+ *
+ * Context: Process context; waits for an invalidation in progress.
+ */
+void softrma_odp_put(struct softrma_mr *mr)
+{
+	ib_umem_release(mr->umem);
+	atomic64_sub(mr->odp_pages, &softrma_odp_pages);
+	mr->odp_pages = 0;
+}
+
+/*
+ * Faults in [@va, @va + @len) of @mr with @rights, or fewer bytes if an
+ * invalidation comes between: the caller checks again under the mutex.
+ */
+static int softrma_odp_fault(struct softrma_mr *mr, u64 va, u64 len,
+			     u64 rights)
+{
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+	int ret;
+
+	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, rights, true);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&odp->umem_mutex);
+	softrma_count(to_sdev(mr->ibmr.device), SOFTRMA_CNT_ODP_FAULTS);
+	return 0;
+}
+
+/* One side of a piece: at @iova of @mr, @ahead bytes from there needed. */
+struct softrma_odp_side {
+	struct softrma_mr *mr;
+	u64 iova;
+	u64 ahead;
+	bool write;
+	int err;		/* what its failure returns */
+};
+
+static bool softrma_odp_present(const struct softrma_odp_side *s)
+{
+	struct ib_umem_odp *odp = softrma_odp_of(s->mr);
+	u64 rights = softrma_odp_rights(s->write);
+
+	return !odp || (softrma_odp_entry(odp, softrma_odp_va(s->mr, s->iova)) &
+			rights) == rights;
+}
+
+static void softrma_odp_lock(struct softrma_odp_hold *h)
+{
+	if (h->odp[0])
+		mutex_lock(&h->odp[0]->umem_mutex);
+	if (h->odp[1])
+		mutex_lock_nested(&h->odp[1]->umem_mutex, SINGLE_DEPTH_NESTING);
+}
+
+/**
+ * softrma_odp_release() - Ends a piece that softrma_odp_hold() began.
+ * @h: its hold
+ */
+void softrma_odp_release(struct softrma_odp_hold *h)
+{
+	if (h->odp[1])
+		mutex_unlock(&h->odp[1]->umem_mutex);
+	if (h->odp[0])
+		mutex_unlock(&h->odp[0]->umem_mutex);
+}
+
+static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
+				  struct softrma_odp_side *side)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(SOFTRMA_ODP_HOLD_MS);
+	struct softrma_odp_side *missing;
+	int err;
+
+	h->odp[0] = softrma_odp_of(side[0].mr);
+	h->odp[1] = softrma_odp_of(side[1].mr);
+	if (h->odp[0] == h->odp[1])
+		h->odp[1] = NULL;
+	else if (!h->odp[0] || (h->odp[1] && h->odp[1] < h->odp[0]))
+		swap(h->odp[0], h->odp[1]);
+	if (!h->odp[0])
+		return 0;
+	for (;;) {
+		softrma_odp_lock(h);
+		missing = !softrma_odp_present(&side[0]) ? &side[0] :
+			  !softrma_odp_present(&side[1]) ? &side[1] : NULL;
+		if (!missing)
+			return 0;
+		softrma_odp_release(h);
+		if (time_after(jiffies, until) || fatal_signal_pending(current))
+			return missing->err;
+		err = softrma_odp_fault(missing->mr,
+					softrma_odp_va(missing->mr,
+						       missing->iova),
+					missing->ahead,
+					softrma_odp_rights(missing->write));
+		if (err)
+			return missing->err;
+	}
+}
+
+/**
+ * softrma_odp_hold() - Begins a piece of a copy between ODP MRs, or not.
+ * @h: the hold, ended with softrma_odp_release() after a 0 return
+ * @dst: the MR written (NULL: none)
+ * @dst_iova: the piece's first byte in it
+ * @dst_ahead: the bytes from there that the access writes in that MR
+ * @src: the MR read (NULL: none)
+ * @src_iova: the piece's first byte in it
+ * @src_ahead: the bytes from there that the access reads in that MR
+ *
+ * The piece lies within one page of each side.  The ODP sides' pages are
+ * faulted in as needed and locked mapped until the release.
+ *
+ * Context: Process context; may sleep and fault; holds the umem mutexes.
+ * Return: 0; -EACCES when @dst, -EFAULT when @src cannot be faulted in
+ * with the rights the access needs (unmapped, read-only, its process gone).
+ */
+int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
+		     u64 dst_iova, u64 dst_ahead, struct softrma_mr *src,
+		     u64 src_iova, u64 src_ahead)
+{
+	struct softrma_odp_side side[2] = {
+		{ .mr = dst, .iova = dst_iova, .write = true, .err = -EACCES,
+		  .ahead = min_t(u64, dst_ahead, SOFTRMA_ODP_FAULT_AHEAD) },
+		{ .mr = src, .iova = src_iova, .err = -EFAULT,
+		  .ahead = min_t(u64, src_ahead, SOFTRMA_ODP_FAULT_AHEAD) },
+	};
+
+	return softrma_odp_hold_sides(h, side);
+}
+
+/**
+ * softrma_odp_map() - Maps the byte at @iova of an ODP MR, held.
+ * @mr: the MR
+ * @iova: the byte
+ * @len: in: what the caller wants; out: what lies in the mapping
+ * @page: out: the page to unmap
+ *
+ * Context: Under the umem's mutex (softrma_odp_hold()).
+ * Return: the mapping.
+ */
+void *softrma_odp_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+		      struct page **page)
+{
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+	u64 va = softrma_odp_va(mr, iova);
+	void *kva;
+
+	kva = (void *)(uintptr_t)(softrma_odp_entry(odp, va) & ODP_DMA_ADDR_MASK) +
+	      (va & (BIT_ULL(odp->page_shift) - 1));
+	*page = virt_to_page(kva);
+	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(kva));
+	return kmap_local_page(*page) + offset_in_page(kva);
+}
+
+/* The ODP MR of @pd that @sge names whole, for advise_mr. */
+static struct softrma_mr *softrma_odp_advised(struct ib_pd *pd,
+					      const struct ib_sge *sge,
+					      bool write)
+{
+	struct softrma_mr *mr;
+
+	mr = softrma_mr_get(to_sdev(pd->device), pd, sge->lkey, sge->addr,
+			    sge->length, 0);
+	if (IS_ERR_OR_NULL(mr))
+		return ERR_PTR(-EINVAL);
+	if (!softrma_mr_is_odp(mr)) {
+		softrma_mr_put(mr);
+		return ERR_PTR(-ENOENT);
+	}
+	if (write && !mr->umem->writable) {
+		softrma_mr_put(mr);
+		return ERR_PTR(-EPERM);
+	}
+	return mr;
+}
+
+/*
+ * Faults in, or maps what is there (PREFETCH_NO_FAULT), [@addr,
+ * @addr + @len) of @mr, a page at a time, as a piece of an access would.
+ */
+static int softrma_odp_prefetch(struct softrma_mr *mr, u64 addr, u64 len,
+				u32 advice)
+{
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+	u64 va = softrma_odp_va(mr, addr);
+	int ret;
+
+	if (!len)
+		return 0;
+	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return softrma_odp_fault(mr, va, len, softrma_odp_rights(
+			advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE));
+	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, ODP_READ_ALLOWED_BIT,
+					   false);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&odp->umem_mutex);
+	return 0;
+}
+
+/**
+ * softrma_advise_mr() - ibv_advise_mr(): prefetches ranges of ODP MRs.
+ * @pd: the PD the MRs must belong to
+ * @advice: PREFETCH (for reading), PREFETCH_WRITE or PREFETCH_NO_FAULT
+ *	(map what is already there)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH: the pages are there on return,
+ *	or the error says why; without it the advice is a hint, done before
+ *	the return all the same, whose failures are not reported
+ * @sg_list: the ranges: lkeys of ODP MRs of @pd, each range within its MR
+ * @num_sge: how many
+ * @attrs: unused
+ *
+ * Context: Process context, in the MRs' process; sleeps.
+ * Return: 0; -EOPNOTSUPP for an unknown advice; -EINVAL for a key or range
+ * that names no valid MR of @pd, -ENOENT for an MR that is not ODP, -EPERM
+ * for PREFETCH_WRITE of an MR that the device cannot write; with FLUSH the
+ * error of a page that cannot be faulted in.
+ */
+int softrma_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		      u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		      struct uverbs_attr_bundle *attrs)
+{
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	struct softrma_mr *mr;
+	int err;
+
+	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH && !write &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	for (u32 i = 0; i < num_sge; i++) {
+		mr = softrma_odp_advised(pd, &sg_list[i], write);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = softrma_odp_prefetch(mr, sg_list[i].addr,
+					   sg_list[i].length, advice);
+		softrma_mr_put(mr);
+		if (err && (flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH))
+			return err;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * softrma_odp_caps() - What query_device reports of ODP.
+ * @attr: the attributes
+ *
+ * Explicit ODP MRs, for every operation of RC, UC, UD and XRC that reaches
+ * memory; not implicit ones (the whole address space).
+ */
+void softrma_odp_caps(struct ib_device_attr *attr)
+{
+	const u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		       IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		       IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
+	attr->odp_caps.per_transport_caps.uc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.ud_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps =
+		rc & ~IB_ODP_SUPPORT_RECV;
+}
