@@ -141,10 +141,14 @@ static bool softrma_mr_is_pmem(const struct softrma_mr *mr)
 	return true;
 }
 
-static int softrma_mr_check(u64 length, u64 iova, int access)
+/* Implicit ODP is registered at iova 0 (as mlx5 requires). */
+static int softrma_mr_check(u64 start, u64 length, u64 iova, int access)
 {
 	if (access & ~SOFTRMA_MR_ACCESS)
 		return -EOPNOTSUPP;
+	if ((access & IB_ACCESS_ON_DEMAND) &&
+	    softrma_mr_range_is_implicit(start, length))
+		return iova ? -EINVAL : 0;
 	if (!length || length > SOFTRMA_MAX_MR_SIZE || iova + length < iova)
 		return -EINVAL;
 	return 0;
@@ -173,11 +177,11 @@ static struct softrma_mr *softrma_mr_new(struct softrma_dev *sdev, u64 start,
 	bool pmem = false;
 	int err;
 
-	if (sdev->noncoherent && length > SOFTRMA_VIEW_MAX_MR_SIZE)
-		return ERR_PTR(-EINVAL);
 	err = softrma_mr_check_odp(sdev, access);
 	if (err)
 		return ERR_PTR(err);
+	if (sdev->noncoherent && length > SOFTRMA_VIEW_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -211,7 +215,7 @@ struct ib_mr *softrma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	int err;
 
 	err = softrma_mr_cmd_access(udata, &access) ?:
-	      softrma_mr_check(length, iova, access);
+	      softrma_mr_check(start, length, iova, access);
 	if (err)
 		return ERR_PTR(err);
 	down_read(&sdev->mode_sem);
@@ -276,15 +280,20 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	else
 		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
 		length = mr->length;
 		iova = mr->iova;
 	}
-	err = err ?: softrma_mr_check(length, iova, access);
+	/* An implicit ODP MR's chunks are its own: only its PD changes. */
+	if ((flags & (IB_MR_REREG_TRANS | IB_MR_REREG_ACCESS)) &&
+	    ((access | mr->access) & IB_ACCESS_ON_DEMAND) &&
+	    (softrma_mr_range_is_implicit(start, length) ||
+	     softrma_mr_range_is_implicit(mr->umem->address, mr->length)))
+		return ERR_PTR(-EOPNOTSUPP);
+	err = err ?: softrma_mr_check(start, length, iova, access);
 	if (err)
 		return ERR_PTR(err);
 	if ((flags & IB_MR_REREG_TRANS) || softrma_mr_needs_pin(mr, access)) {
-		if (!(flags & IB_MR_REREG_TRANS))
-			start = mr->umem->address;
 		trans = softrma_mr_new(sdev, start, length, iova, access);
 		if (IS_ERR(trans) && PTR_ERR(trans) != -ENOMEM)
 			return ERR_CAST(trans);

@@ -9,11 +9,16 @@
  * the device neither touches the pages that left nor writes to a page
  * write-protected since (as fork() does to its parent's private pages).
  *
+ * An implicit ODP MR (0..U64_MAX at iova 0: the whole address space) has
+ * the core's implicit umem, which maps nothing, and a child umem for each
+ * chunk of the address space an access reaches, made on first use and
+ * kept until the MR goes.
+ *
  * The device's addresses of an ODP umem (ib_uses_virt_dma()) are kernel
  * virtual addresses of its pages, in dma_list with the rights in the low
  * bits.  A piece of a copy lies within one page of each side; both sides
- * may be ODP, each locked once, in address order.  Nothing allocates or
- * faults under a umem mutex: the invalidation runs from reclaim.
+ * may be ODP, each umem locked once, in address order.  Nothing allocates
+ * or faults under a umem mutex: the invalidation runs from reclaim.
  */
 
 #include <linux/hmm.h>
@@ -28,6 +33,9 @@
 
 /* How long a piece waits for its pages to stay mapped, as hmm does. */
 #define SOFTRMA_ODP_HOLD_MS	1000
+
+/* An implicit MR's chunks: 64 MiB, whose child's lists take 256 KiB. */
+#define SOFTRMA_ODP_CHUNK_SHIFT	26
 
 /*
  * The core's lists of an ODP umem take 16 bytes per page registered,
@@ -48,9 +56,14 @@ static bool softrma_odp_charge(unsigned long pages)
 	return false;
 }
 
-static struct ib_umem_odp *softrma_odp_of(const struct softrma_mr *mr)
+static void softrma_odp_uncharge(unsigned long pages)
 {
-	return mr && softrma_mr_is_odp(mr) ? to_ib_umem_odp(mr->umem) : NULL;
+	atomic64_sub(pages, &softrma_odp_pages);
+}
+
+static unsigned long softrma_odp_umem_pages(struct ib_umem_odp *odp)
+{
+	return (ib_umem_end(odp) - ib_umem_start(odp)) >> PAGE_SHIFT;
 }
 
 /* The user virtual address of @iova, a byte of @mr. */
@@ -93,12 +106,76 @@ static const struct mmu_interval_notifier_ops softrma_odp_ops = {
 	.invalidate = softrma_odp_invalidate,
 };
 
+/*
+ * The child of an implicit @root for the chunk of @va, made now (charged
+ * to the budget) if there is none; the chunk ends at the top of user space.
+ */
+static struct ib_umem_odp *softrma_odp_child(struct softrma_mr *mr,
+					     struct ib_umem_odp *root, u64 va)
+{
+	unsigned long idx = va >> SOFTRMA_ODP_CHUNK_SHIFT;
+	u64 top = root->umem.owning_mm->task_size;
+	u64 start = (u64)idx << SOFTRMA_ODP_CHUNK_SHIFT;
+	struct ib_umem_odp *child, *old;
+	u64 size;
+
+	child = xa_load(&mr->odp_children, idx);
+	if (child)
+		return child;
+	if (va >= top)
+		return ERR_PTR(-EFAULT);
+	size = min_t(u64, BIT_ULL(SOFTRMA_ODP_CHUNK_SHIFT), top - start);
+	if (!softrma_odp_charge(size >> PAGE_SHIFT))
+		return ERR_PTR(-ENOMEM);
+	child = ib_umem_odp_alloc_child(root, start, size, &softrma_odp_ops);
+	if (IS_ERR(child)) {
+		softrma_odp_uncharge(size >> PAGE_SHIFT);
+		return child;
+	}
+	old = xa_cmpxchg(&mr->odp_children, idx, NULL, child, GFP_KERNEL);
+	if (!old)
+		return child;
+	/* Another access made it first, or the xarray had no memory. */
+	ib_umem_odp_release(child);
+	softrma_odp_uncharge(size >> PAGE_SHIFT);
+	return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
+}
+
+/*
+ * The umem that holds @va of ODP @mr: its own, or an implicit MR's child;
+ * NULL for a MR that is not ODP.
+ */
+static struct ib_umem_odp *softrma_odp_umem(struct softrma_mr *mr, u64 va)
+{
+	struct ib_umem_odp *odp;
+
+	if (!mr || !softrma_mr_is_odp(mr))
+		return NULL;
+	odp = to_ib_umem_odp(mr->umem);
+	return odp->is_implicit_odp ? softrma_odp_child(mr, odp, va) : odp;
+}
+
+/* Implicit: the core's implicit umem, which holds the process's mm. */
+static int softrma_odp_get_implicit(struct softrma_mr *mr,
+				    struct ib_device *ibdev, int access)
+{
+	struct ib_umem_odp *root;
+
+	root = ib_umem_odp_alloc_implicit(ibdev, access);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	mmgrab(root->umem.owning_mm);
+	xa_init(&mr->odp_children);
+	mr->umem = &root->umem;
+	return 0;
+}
+
 /**
  * softrma_odp_get() - Registers @mr's range on demand: nothing is pinned.
  * @mr: the MR
  * @ibdev: its device
- * @start: the user address of its first byte
- * @length: its length
+ * @start: the user address of its first byte (implicit: 0)
+ * @length: its length (implicit: U64_MAX)
  * @access: its rights; the pages are faulted writable if they allow writes
  *
  * Context: Process context, in the registering process.
@@ -108,15 +185,19 @@ static const struct mmu_interval_notifier_ops softrma_odp_ops = {
 int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 		    u64 length, int access)
 {
-	unsigned long pages = (PAGE_ALIGN(start + length) -
-			       round_down(start, PAGE_SIZE)) >> PAGE_SHIFT;
 	struct ib_umem_odp *odp;
+	unsigned long pages;
 
+	if (softrma_mr_range_is_implicit(start, length))
+		return softrma_odp_get_implicit(mr, ibdev, access);
+	/* Charged first: the lists are allocated at once. */
+	pages = (PAGE_ALIGN(start + length) - round_down(start, PAGE_SIZE)) >>
+		PAGE_SHIFT;
 	if (!softrma_odp_charge(pages))
 		return -ENOMEM;
 	odp = ib_umem_odp_get(ibdev, start, length, access, &softrma_odp_ops);
 	if (IS_ERR(odp)) {
-		atomic64_sub(pages, &softrma_odp_pages);
+		softrma_odp_uncharge(pages);
 		return PTR_ERR(odp);
 	}
 	mr->umem = &odp->umem;
@@ -126,33 +207,48 @@ int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 }
 
 /**
- * softrma_odp_put() - Lets go of @mr's ODP umem and its share of the budget.
+ * softrma_odp_put() - Lets go of @mr's ODP umems and their share of the
+ * budget.
  * @mr: an ODP MR that nothing accesses any more
  *
  * Context: Process context; waits for an invalidation in progress.
  */
 void softrma_odp_put(struct softrma_mr *mr)
 {
-	ib_umem_release(mr->umem);
-	atomic64_sub(mr->odp_pages, &softrma_odp_pages);
-	mr->odp_pages = 0;
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem), *child;
+	struct mm_struct *mm = odp->umem.owning_mm;
+	unsigned long idx;
+
+	if (!odp->is_implicit_odp) {
+		ib_umem_odp_release(odp);
+		softrma_odp_uncharge(mr->odp_pages);
+		return;
+	}
+	xa_for_each(&mr->odp_children, idx, child) {
+		softrma_odp_uncharge(softrma_odp_umem_pages(child));
+		ib_umem_odp_release(child);
+	}
+	xa_destroy(&mr->odp_children);
+	ib_umem_odp_release(odp);
+	mmdrop(mm);
 }
 
 /*
- * Faults in [@va, @va + @len) of @mr with @rights, or fewer bytes if an
- * invalidation comes between: the caller checks again under the mutex.
+ * Faults in [@va, @va + @len) of @odp (at most to its end) with @rights,
+ * or fewer bytes if an invalidation comes between: the caller checks again
+ * under the mutex.
  */
-static int softrma_odp_fault(struct softrma_mr *mr, u64 va, u64 len,
+static int softrma_odp_fault(struct ib_umem_odp *odp, u64 va, u64 len,
 			     u64 rights)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	int ret;
 
+	len = min_t(u64, len, ib_umem_end(odp) - va);
 	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, rights, true);
 	if (ret < 0)
 		return ret;
 	mutex_unlock(&odp->umem_mutex);
-	softrma_count(to_sdev(mr->ibmr.device), SOFTRMA_CNT_ODP_FAULTS);
+	softrma_count(to_sdev(odp->umem.ibdev), SOFTRMA_CNT_ODP_FAULTS);
 	return 0;
 }
 
@@ -163,15 +259,16 @@ struct softrma_odp_side {
 	u64 ahead;
 	bool write;
 	int err;		/* what its failure returns */
+	struct ib_umem_odp *odp;	/* the umem of the piece, or NULL */
+	u64 va;
 };
 
 static bool softrma_odp_present(const struct softrma_odp_side *s)
 {
-	struct ib_umem_odp *odp = softrma_odp_of(s->mr);
 	u64 rights = softrma_odp_rights(s->write);
 
-	return !odp || (softrma_odp_entry(odp, softrma_odp_va(s->mr, s->iova)) &
-			rights) == rights;
+	return !s->odp ||
+	       (softrma_odp_entry(s->odp, s->va) & rights) == rights;
 }
 
 static void softrma_odp_lock(struct softrma_odp_hold *h)
@@ -201,8 +298,12 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 	struct softrma_odp_side *missing;
 	int err;
 
-	h->odp[0] = softrma_odp_of(side[0].mr);
-	h->odp[1] = softrma_odp_of(side[1].mr);
+	for (int i = 0; i < 2; i++) {
+		side[i].odp = softrma_odp_umem(side[i].mr, side[i].va);
+		if (IS_ERR(side[i].odp))
+			return side[i].err;
+		h->odp[i] = side[i].odp;
+	}
 	if (h->odp[0] == h->odp[1])
 		h->odp[1] = NULL;
 	else if (!h->odp[0] || (h->odp[1] && h->odp[1] < h->odp[0]))
@@ -218,9 +319,7 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 		softrma_odp_release(h);
 		if (time_after(jiffies, until) || fatal_signal_pending(current))
 			return missing->err;
-		err = softrma_odp_fault(missing->mr,
-					softrma_odp_va(missing->mr,
-						       missing->iova),
+		err = softrma_odp_fault(missing->odp, missing->va,
 					missing->ahead,
 					softrma_odp_rights(missing->write));
 		if (err)
@@ -256,6 +355,9 @@ int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
 		  .ahead = min_t(u64, src_ahead, SOFTRMA_ODP_FAULT_AHEAD) },
 	};
 
+	for (int i = 0; i < 2; i++)
+		if (side[i].mr && softrma_mr_is_odp(side[i].mr))
+			side[i].va = softrma_odp_va(side[i].mr, side[i].iova);
 	return softrma_odp_hold_sides(h, side);
 }
 
@@ -269,12 +371,15 @@ int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
  * Context: Under the umem's mutex (softrma_odp_hold()).
  * Return: the mapping.
  */
-void *softrma_odp_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+void *softrma_odp_map(struct softrma_mr *mr, u64 iova, u64 *len,
 		      struct page **page)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	u64 va = softrma_odp_va(mr, iova);
+	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
 	void *kva;
+
+	if (odp->is_implicit_odp)	/* held: made already */
+		odp = xa_load(&mr->odp_children, va >> SOFTRMA_ODP_CHUNK_SHIFT);
 
 	kva = (void *)(uintptr_t)(softrma_odp_entry(odp, va) & ODP_DMA_ADDR_MASK) +
 	      (va & (BIT_ULL(odp->page_shift) - 1));
@@ -307,25 +412,33 @@ static struct softrma_mr *softrma_odp_advised(struct ib_pd *pd,
 
 /*
  * Faults in, or maps what is there (PREFETCH_NO_FAULT), [@addr,
- * @addr + @len) of @mr, a page at a time, as a piece of an access would.
+ * @addr + @len) of @mr, umem by umem.
  */
 static int softrma_odp_prefetch(struct softrma_mr *mr, u64 addr, u64 len,
 				u32 advice)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
-	u64 va = softrma_odp_va(mr, addr);
+	u64 va = softrma_odp_va(mr, addr), n;
+	struct ib_umem_odp *odp;
 	int ret;
 
-	if (!len)
-		return 0;
-	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
-		return softrma_odp_fault(mr, va, len, softrma_odp_rights(
-			advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE));
-	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, ODP_READ_ALLOWED_BIT,
-					   false);
-	if (ret < 0)
-		return ret;
-	mutex_unlock(&odp->umem_mutex);
+	for (; len; va += n, len -= n) {
+		odp = softrma_odp_umem(mr, va);
+		if (IS_ERR(odp))
+			return PTR_ERR(odp);
+		n = min_t(u64, len, ib_umem_end(odp) - va);
+		if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) {
+			ret = softrma_odp_fault(odp, va, n, softrma_odp_rights(
+				advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE));
+			if (ret)
+				return ret;
+			continue;
+		}
+		ret = ib_umem_odp_map_dma_and_lock(odp, va, n,
+						   ODP_READ_ALLOWED_BIT, false);
+		if (ret < 0)
+			return ret;
+		mutex_unlock(&odp->umem_mutex);
+	}
 	return 0;
 }
 
@@ -376,8 +489,8 @@ int softrma_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
  * softrma_odp_caps() - What query_device reports of ODP.
  * @attr: the attributes
  *
- * Explicit ODP MRs, for every operation of RC, UC, UD and XRC that reaches
- * memory; not implicit ones (the whole address space).
+ * Explicit and implicit ODP MRs, for every operation of RC, UC, UD and XRC
+ * that reaches memory.
  */
 void softrma_odp_caps(struct ib_device_attr *attr)
 {
@@ -386,7 +499,7 @@ void softrma_odp_caps(struct ib_device_attr *attr)
 		       IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
 
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.uc_odp_caps =
 		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |

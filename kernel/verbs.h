@@ -201,7 +201,8 @@ struct softrma_mr {
 	struct softrma_view *view;	/* a checking device's own view */
 	struct softrma_persist *persist;	/* persistent memory, checked */
 	unsigned long npages;
-	unsigned long odp_pages;	/* ODP: pages of the ODP budget */
+	unsigned long odp_pages;	/* explicit ODP: pages of the budget */
+	struct xarray odp_children;	/* implicit ODP: umems by chunk */
 	unsigned int page_offset;	/* of iova within pages[0] */
 	u64 iova;
 	u64 length;
@@ -259,6 +260,12 @@ static inline bool softrma_mr_is_odp(const struct softrma_mr *mr)
 	return mr->umem && mr->umem->is_odp;
 }
 
+/* Implicit ODP: the whole address space, registered as 0..U64_MAX. */
+static inline bool softrma_mr_range_is_implicit(u64 start, u64 length)
+{
+	return !start && length == U64_MAX;
+}
+
 /* The MR of kernel virtual addresses: neither pages nor ODP. */
 static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 {
@@ -278,7 +285,7 @@ int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
 		     u64 dst_iova, u64 dst_ahead, struct softrma_mr *src,
 		     u64 src_iova, u64 src_ahead);
 void softrma_odp_release(struct softrma_odp_hold *h);
-void *softrma_odp_map(const struct softrma_mr *mr, u64 iova, u64 *len,
+void *softrma_odp_map(struct softrma_mr *mr, u64 iova, u64 *len,
 		      struct page **page);
 int softrma_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		      u32 flags, struct ib_sge *sg_list, u32 num_sge,
@@ -309,7 +316,7 @@ static inline void softrma_odp_release(struct softrma_odp_hold *h)
 {
 }
 
-static inline void *softrma_odp_map(const struct softrma_mr *mr, u64 iova,
+static inline void *softrma_odp_map(struct softrma_mr *mr, u64 iova,
 				    u64 *len, struct page **page)
 {
 	return NULL;
@@ -339,7 +346,7 @@ static inline u64 softrma_mr_pos(const struct softrma_mr *mr, u64 iova)
  * Maps the byte at @iova of @mr (checked by the caller); *len is how much
  * lies in the mapping, *page the page to unmap, NULL for kernel memory.
  */
-static inline void *softrma_mr_map(const struct softrma_mr *mr, u64 iova,
+static inline void *softrma_mr_map(struct softrma_mr *mr, u64 iova,
 				   u64 *len, struct page **page)
 {
 	u64 pos = softrma_mr_pos(mr, iova);

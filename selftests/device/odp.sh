@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # On-demand paging, on the local transport and in RoCEv2 packets through lo
 # (force_wire): unmodified ibv_rc_pingpong with ODP MRs and prefetch (-o -P,
-# every message checked) and perftest's ib_write_bw and ib_read_bw --odp;
+# every message checked) and with implicit ODP (-O), and perftest's
+# ib_write_bw and ib_read_bw --odp;
 # then verbs/odp.c, a kselftest_harness.h test whose cases each run on both
 # transports (what the device reports, traffic of every kind into memory
-# never touched, ibv_advise_mr and its refusals, a range unmapped and
+# never touched, implicit MRs over the stack and over nothing, the ODP
+# budget, ibv_advise_mr and its refusals, a range unmapped and
 # mapped again, a read-only file, mprotect and fork under an MR, pages
 # taken back during a stream of WRITEs, two MRs over one buffer both ways,
 # windows refused), as root and as an unprivileged user (the wire cases
@@ -21,6 +23,9 @@ for wire in 0 1; do
 	pair "ibv_rc_pingpong -o -P, force_wire=$wire" \
 		"ibv_rc_pingpong -d softrma0 -g 1 -n 200 -s 65536 -o -P -c" \
 		"ibv_rc_pingpong -d softrma0 -g 1 -n 200 -s 65536 -o -P -c 10.9.0.1"
+	pair "ibv_rc_pingpong -O, force_wire=$wire" \
+		"ibv_rc_pingpong -d softrma0 -g 1 -n 200 -s 65536 -O -c" \
+		"ibv_rc_pingpong -d softrma0 -g 1 -n 200 -s 65536 -O -c 10.9.0.1"
 	for bw in ib_write_bw ib_read_bw; do
 		pair "$bw --odp, force_wire=$wire" "$bw -d softrma0 -x 1 --odp -n 200" \
 			"$bw -d softrma0 -x 1 --odp -n 200 10.9.0.1"

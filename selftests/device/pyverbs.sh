@@ -11,12 +11,11 @@
 # test_qpex and test_relaxed_ordering (XRC atomics, SENDs with and without
 # immediate data through the ibv_wr_* API, traffic into an extended CQ,
 # relaxed-ordering MRs), and test_odp (on-demand paging: RC, UD, XRC and
-# SRQ traffic, atomics, READ and WRITE into ODP MRs, 2 MiB huge pages, two
-# MRs over one buffer, ibv_advise_mr).  No test may fail or error, and a
-# test may skip only for what neither softrma nor the guest has: device
-# memory, dma-buf allocation from a GPU's render node, and implicit ODP
-# (the whole address space, which softrma does not offer).  Skipped when
-# the tests or pyverbs are missing.  The unittest output is left in
+# SRQ traffic, atomics, READ and WRITE into ODP MRs, implicit ODP, 2 MiB
+# huge pages, two MRs over one buffer, ibv_advise_mr).  No test may fail or
+# error, and a test may skip only for what neither softrma nor the guest
+# has: device memory, and dma-buf allocation from a GPU's render node.
+# Skipped when the tests or pyverbs are missing.  The unittest output is left in
 # $SOFTRMA_VM_OUT/pyverbs/softrma0/MODULE.log.
 . "$(dirname "$0")/../lib.sh"
 
@@ -45,8 +44,7 @@ import table
 
 MISSING = re.compile(r'Device memory is not supported$|'
                      r'Allocating dmabuf is not supported by /dev/dri/renderD\d+$|'
-                     r'Device /dev/dri/renderD\d+ is not present$|'
-                     r'ODP implicit is not supported$')
+                     r'Device /dev/dri/renderD\d+ is not present$')
 failed = False
 for module in sys.argv[3:]:
     log = f'{sys.argv[2]}/{module}'

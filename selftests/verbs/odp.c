@@ -150,8 +150,8 @@ static void post_recv_into(struct side *b, struct ibv_mr *mr, void *addr,
 }
 
 /*
- * Explicit ODP for every RC operation, no implicit ODP (the whole address
- * space), which registering NULL..SIZE_MAX asks for.
+ * Explicit and implicit ODP (the whole address space, registered as
+ * NULL..SIZE_MAX at iova 0) for every RC operation.
  */
 TEST_F(odp, caps)
 {
@@ -162,7 +162,8 @@ TEST_F(odp, caps)
 	struct ibv_pd *pd;
 
 	CHECK_EQ(ibv_query_device_ex(ctx, NULL, &attr), 0);
-	CHECK_EQ(attr.odp_caps.general_caps, IBV_ODP_SUPPORT);
+	CHECK_EQ(attr.odp_caps.general_caps,
+		 IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT);
 	CHECK_EQ(attr.odp_caps.per_transport_caps.rc_odp_caps, rc);
 	CHECK_EQ(attr.odp_caps.per_transport_caps.ud_odp_caps,
 		 IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
@@ -171,10 +172,97 @@ TEST_F(odp, caps)
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc_pd");
 	errno = 0;
-	CHECK(!ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_ACCESS), "implicit ODP MR");
-	CHECK(errno == EINVAL || errno == EOPNOTSUPP, "implicit ODP: %s",
-	      strerror(errno));
+	CHECK(!ibv_reg_mr_iova(pd, NULL, SIZE_MAX, 4096, ODP_ACCESS),
+	      "implicit ODP MR at iova 4096");
+	CHECK(errno == EINVAL, "implicit ODP at iova 4096: %s", strerror(errno));
+	CHECK(!ibv_reg_mr(pd, NULL, SIZE_MAX, ALL_ACCESS), "pinned, SIZE_MAX");
 	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+/* Both sides' implicit ODP MRs (0 when not yet registered). */
+static void implicit_init(FIXTURE_DATA(odp) *self)
+{
+	for (int i = 0; i < 2; i++)
+		self->mr[i] = reg_odp(i ? self->p.b.pd : self->p.a.pd, NULL,
+				      SIZE_MAX, ODP_ACCESS);
+}
+
+/*
+ * Implicit ODP MRs on both sides: WRITE, READ, SEND and an atomic between
+ * any memory of the process, the stack (the top chunk of user space) among
+ * it, through the one key of each side; every byte checked.
+ */
+TEST_F(odp, implicit_every_operation)
+{
+	char stack[8192], *a, *b;
+	uint64_t *t;
+	struct ibv_wc wc;
+
+	pair_init(&self->p, ALL_ACCESS, 7);
+	implicit_init(self);
+	self->mem[0] = a = fresh(REGION);
+	self->mem[1] = b = fresh(REGION);
+	fill(a, REGION, 0x91);
+	expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->mr[0], a + 5,
+			  REGION - 10, self->mr[1], b + 3), IBV_WC_SUCCESS,
+		      "WRITE through implicit MRs");
+	CHECK(!memcmp(b + 3, a + 5, REGION - 10), "WRITE data");
+	memset(stack, 0, sizeof(stack));
+	expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->mr[0], a,
+			  sizeof(stack), self->mr[1], stack), IBV_WC_SUCCESS,
+		      "WRITE into the stack");
+	CHECK(!memcmp(stack, a, sizeof(stack)), "WRITE data on the stack");
+	expect_status(rma(&self->p.a, IBV_WR_RDMA_READ, self->mr[0],
+			  a + REGION / 2, 100000, self->mr[1], b + 3),
+		      IBV_WC_SUCCESS, "READ");
+	CHECK(!memcmp(a + REGION / 2, a + 5, 100000), "READ data");
+	post_recv_into(&self->p.b, self->mr[1], b + 1000, 70000);
+	expect_status(rma(&self->p.a, IBV_WR_SEND, self->mr[0], a + 7, 65537,
+			  NULL, NULL), IBV_WC_SUCCESS, "SEND");
+	wc = test_poll_one(self->p.b.cq, 5);
+	expect_status(wc, IBV_WC_SUCCESS, "RECV");
+	CHECK(!memcmp(b + 1000, a + 7, 65537), "SEND data");
+	t = (uint64_t *)(b + REGION - 8);
+	*t = 10;
+	expect_status(rma(&self->p.a, IBV_WR_ATOMIC_FETCH_AND_ADD, self->mr[0],
+			  a + 64, 8, self->mr[1], t), IBV_WC_SUCCESS,
+		      "FETCH_ADD");
+	CHECK(*t == 15, "FETCH_ADD: %llu", (unsigned long long)*t);
+}
+
+/*
+ * Through an implicit MR, addresses with nothing behind them: the zero
+ * page, a range unmapped, the kernel's half: IBV_WC_REM_ACCESS_ERR, and
+ * nothing written.
+ */
+TEST_F(odp, implicit_nothing_there)
+{
+	char *const targets[] = {
+		NULL, (char *)0x10000, (char *)0xffff888000000000ULL,
+		(char *)0x800000000000ULL - 4096,
+	};
+	char *hole;
+
+	pair_init(&self->p, ALL_ACCESS, 7);
+	hole = fresh(REGION);
+	CHECK_EQ(munmap(hole, REGION), 0);
+	fill(self->p.a.buf, 4096, 0xa1);
+	for (unsigned int i = 0; i <= sizeof(targets) / sizeof(targets[0]); i++) {
+		char *t = i < sizeof(targets) / sizeof(targets[0]) ?
+			  targets[i] : hole + 8192;
+
+		if (i) {
+			CHECK_EQ(ibv_dereg_mr(self->mr[1]), 0);
+			CHECK_EQ(ibv_dereg_mr(self->mr[0]), 0);
+			pair_fini(&self->p);
+			pair_init(&self->p, ALL_ACCESS, 7);
+			fill(self->p.a.buf, 4096, 0xa1);
+		}
+		implicit_init(self);
+		expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->p.a.mr,
+				  self->p.a.buf, 4096, self->mr[1], t),
+			      IBV_WC_REM_ACCESS_ERR, "WRITE to nothing");
+	}
 }
 
 /*
