@@ -31,8 +31,11 @@
 /* Faults at most this much ahead of a piece, of what the access needs. */
 #define SOFTRMA_ODP_FAULT_AHEAD	(256U << 10)
 
-/* How long a piece waits for its pages to stay mapped, as hmm does. */
-#define SOFTRMA_ODP_HOLD_MS	1000
+/*
+ * How long a piece waits for its pages to stay mapped while the process
+ * takes them away again and again (a MADV_DONTNEED loop): then it fails.
+ */
+#define SOFTRMA_ODP_HOLD_MS	5000
 
 /* An implicit MR's chunks: 64 MiB, whose child's lists take 256 KiB. */
 #define SOFTRMA_ODP_CHUNK_SHIFT	26
@@ -322,8 +325,12 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 		err = softrma_odp_fault(missing->odp, missing->va,
 					missing->ahead,
 					softrma_odp_rights(missing->write));
-		if (err)
+		/* hmm_range_fault() gave up on a range invalidated all along. */
+		if (err && err != -EBUSY)
 			return missing->err;
+		/* Lost again: from now on fault in its own page only. */
+		missing->ahead = min_t(u64, missing->ahead,
+				       PAGE_SIZE - offset_in_page(missing->va));
 	}
 }
 
