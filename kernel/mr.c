@@ -325,7 +325,6 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		swap(mr->view, trans->view);
 		swap(mr->persist, trans->persist);
 		swap(mr->npages, trans->npages);
-		swap(mr->odp_pages, trans->odp_pages);
 		swap(mr->page_offset, trans->page_offset);
 		mr->iova = iova;
 		mr->length = length;

@@ -64,9 +64,11 @@ static void softrma_odp_uncharge(unsigned long pages)
 	atomic64_sub(pages, &softrma_odp_pages);
 }
 
-static unsigned long softrma_odp_umem_pages(struct ib_umem_odp *odp)
+/* What a umem over [@start, @start + @length) is charged: its 4 KiB pages. */
+static unsigned long softrma_odp_pages_of(u64 start, u64 length)
 {
-	return (ib_umem_end(odp) - ib_umem_start(odp)) >> PAGE_SHIFT;
+	return (PAGE_ALIGN(start + length) - round_down(start, PAGE_SIZE)) >>
+	       PAGE_SHIFT;
 }
 
 /* The user virtual address of @iova, a byte of @mr. */
@@ -128,11 +130,11 @@ static struct ib_umem_odp *softrma_odp_child(struct softrma_mr *mr,
 	if (va >= top)
 		return ERR_PTR(-EFAULT);
 	size = min_t(u64, BIT_ULL(SOFTRMA_ODP_CHUNK_SHIFT), top - start);
-	if (!softrma_odp_charge(size >> PAGE_SHIFT))
+	if (!softrma_odp_charge(softrma_odp_pages_of(start, size)))
 		return ERR_PTR(-ENOMEM);
 	child = ib_umem_odp_alloc_child(root, start, size, &softrma_odp_ops);
 	if (IS_ERR(child)) {
-		softrma_odp_uncharge(size >> PAGE_SHIFT);
+		softrma_odp_uncharge(softrma_odp_pages_of(start, size));
 		return child;
 	}
 	old = xa_cmpxchg(&mr->odp_children, idx, NULL, child, GFP_KERNEL);
@@ -140,7 +142,7 @@ static struct ib_umem_odp *softrma_odp_child(struct softrma_mr *mr,
 		return child;
 	/* Another access made it first, or the xarray had no memory. */
 	ib_umem_odp_release(child);
-	softrma_odp_uncharge(size >> PAGE_SHIFT);
+	softrma_odp_uncharge(softrma_odp_pages_of(start, size));
 	return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 }
 
@@ -194,8 +196,7 @@ int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 	if (softrma_mr_range_is_implicit(start, length))
 		return softrma_odp_get_implicit(mr, ibdev, access);
 	/* Charged first: the lists are allocated at once. */
-	pages = (PAGE_ALIGN(start + length) - round_down(start, PAGE_SIZE)) >>
-		PAGE_SHIFT;
+	pages = softrma_odp_pages_of(start, length);
 	if (!softrma_odp_charge(pages))
 		return -ENOMEM;
 	odp = ib_umem_odp_get(ibdev, start, length, access, &softrma_odp_ops);
@@ -204,7 +205,6 @@ int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 		return PTR_ERR(odp);
 	}
 	mr->umem = &odp->umem;
-	mr->odp_pages = pages;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	return 0;
 }
@@ -223,12 +223,14 @@ void softrma_odp_put(struct softrma_mr *mr)
 	unsigned long idx;
 
 	if (!odp->is_implicit_odp) {
+		softrma_odp_uncharge(softrma_odp_pages_of(odp->umem.address,
+							  odp->umem.length));
 		ib_umem_odp_release(odp);
-		softrma_odp_uncharge(mr->odp_pages);
 		return;
 	}
 	xa_for_each(&mr->odp_children, idx, child) {
-		softrma_odp_uncharge(softrma_odp_umem_pages(child));
+		softrma_odp_uncharge(softrma_odp_pages_of(child->umem.address,
+							  child->umem.length));
 		ib_umem_odp_release(child);
 	}
 	xa_destroy(&mr->odp_children);

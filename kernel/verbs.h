@@ -201,7 +201,6 @@ struct softrma_mr {
 	struct softrma_view *view;	/* a checking device's own view */
 	struct softrma_persist *persist;	/* persistent memory, checked */
 	unsigned long npages;
-	unsigned long odp_pages;	/* explicit ODP: pages of the budget */
 	struct xarray odp_children;	/* implicit ODP: umems by chunk */
 	unsigned int page_offset;	/* of iova within pages[0] */
 	u64 iova;
