@@ -7,7 +7,8 @@
 # make run        boot a guest, create softrma0, run ibv_devinfo and ib_write_bw
 # make bench      perftest on softrma, rdma_rxe and siw in one guest, as ratios,
 #                 with the guest's ceilings and a chart (make bench-wire: two guests;
-#                 make profile: perf profiles of chosen rows)
+#                 make bench-scale: one vCPU against two; make profile: perf
+#                 profiles of chosen rows)
 # make fuzz       libFuzzer over the RoCEv2 packet parser (FUZZ_SECONDS=600)
 # make check-rdma-core  the provider with libibverbs of rdma-core 45 to 64,
 #                 built by scripts/build-rdma-core.sh (RDMA_CORE_BUILDS=DIR)
@@ -49,7 +50,7 @@ DESTDIR ?=
 LIBDIR ?= $(or $(shell pkg-config --variable=libdir libibverbs 2>/dev/null), \
 	       /usr/lib/$(shell $(CC) -print-multiarch))
 
-.PHONY: all modules modules-all user tests deps check check-rdma-core run bench bench-wire profile \
+.PHONY: all modules modules-all user tests deps check check-rdma-core run bench bench-wire bench-scale profile \
 	install dkms-install dkms-uninstall deb check-deb debug-kernel fuzz clean FORCE
 
 all: modules user tests
@@ -147,6 +148,24 @@ bench-wire: modules user
 		  echo $$? > $$out.rc; } | tee $$out.txt; \
 		test "$$(cat $$out.rc)" = 0; \
 		sh bench/chart.sh $$out/b/bench.dat rxe-rxe "$(KVER), -cpu $$cpu, two guests" $$out.svg; \
+	done
+
+# make bench-scale: ib_write_bw with one QP, four QPs and two processes on
+# every device of one guest, booted with one vCPU and with two
+# (bench/scale.sh), in build/bench-scale-KVER-CPU.txt and .svg.
+bench-scale: modules user $(BUILD)/siw.ko
+	@set -e; for cpu in $(BENCH_CPUS); do \
+		out=build/bench-scale-$(KVER)-$$cpu; rm -rf $$out; \
+		for n in 1 2; do \
+			mkdir -p $$out/$$n; \
+			SOFTRMA_VM_SMP=$$n selftests/vm/run -k $(KVER) -c $$cpu -t 3600 \
+				-o $$out/$$n -- sh bench/scale.sh; \
+			test "$$(cat $$out/$$n/rc)" = 0; \
+		done; \
+		sh bench/scale.sh report $$out/1/scale.dat $$out/2/scale.dat \
+			$$out/chart.dat | tee $$out.txt; \
+		sh bench/chart.sh $$out/chart.dat 1vcpu \
+			"$(KVER), -cpu $$cpu, ib_write_bw 2 vCPUs / 1" $$out.svg; \
 	done
 
 # make profile: perf profiles of PROFILE's DEV:TOOL:SIZE runs (bench/profile.sh)

@@ -42,21 +42,28 @@ bench_devices_down() {
 	rmmod softrma
 }
 
-# bench_run DEV TOOL SIZE ITERS: one perftest run on DEV (or on "checking",
-# a device named softnc on 10.9.3.1), the client's result printed.  With
-# BENCH_PERF=FILE the client runs under "perf record -a -g -o FILE".
-# force_wire is read when a QP's path is set, so it is on for the wire
-# device's runs only.
-bench_run() {
-	dev=$1 tool=$2 size=$3 n=$4
+# bench_dev DEV: for perftest on DEV (or on "checking", a device named
+# softnc on 10.9.3.1), its arguments ($args), its server's address
+# ($addr), the command its runs go through ($ns) and whether it is softrma
+# with force_wire ($wire).
+bench_dev() {
 	ns='' wire=0
-	case $dev in
+	case $1 in
 	local) args="-d softrma0 -x 1" addr=10.9.0.1 ;;
 	wire) args="-d softw -x 1" addr=10.9.2.1 ns="ip netns exec nsw" wire=1 ;;
 	rxe) args="-d rxe0 -x 1" addr=10.9.1.1 ;;
 	siw) args="-d siw0 -R" addr=10.9.4.1 ;;
 	checking) args="-d softnc -x 1" addr=10.9.3.1 ;;
 	esac
+}
+
+# bench_run DEV TOOL SIZE ITERS: one perftest run on DEV, the client's
+# result printed.  With BENCH_PERF=FILE the client runs under
+# "perf record -a -g -o FILE".  force_wire is read when a QP's path is
+# set, so it is on for the wire device's runs only.
+bench_run() {
+	dev=$1 tool=$2 size=$3 n=$4
+	bench_dev "$dev"
 	echo $wire > /sys/module/softrma/parameters/force_wire
 	# shellcheck disable=SC2086
 	timeout 300 $ns "$tool" $args -s "$size" -n "$n" > "$BENCH_WORK/server.log" 2>&1 &
