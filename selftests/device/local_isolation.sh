@@ -8,6 +8,7 @@
 # stranger's requests are counted as rcvd_no_qp (verbs/isolation): each of
 # the 6 RC ones as often as it is sent, once and after each of its
 # retry_cnt (7) ACK timeouts, and the 5 UC ones once.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
@@ -15,6 +16,7 @@ chmod 0666 /dev/infiniband/uverbs* || fail "no uverbs device node"
 before=$(port_counter softrma0 rcvd_no_qp)
 
 start_held victim "$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 victim
+# shellcheck disable=SC2046 # the victim's QPNs, rkey and address: words
 set -- $(sed -n 's/^\(rc\|uc\|rkey\|addr\) //p' /tmp/victim.log)
 as_user 65534 "$SOFTRMA_BIN/isolation" softrma0 10.9.0.1 stranger "$@" > /tmp/stranger.log 2>&1 ||
 	fail "stranger: $(cat /tmp/stranger.log)"

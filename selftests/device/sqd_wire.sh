@@ -10,6 +10,7 @@
 # sets force_wire), against a real peer: SENDs, READs and atomics in flight
 # across SQD arrive exactly once and in order, and the SQ Drained event
 # comes once what was in flight completed.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 add_softrma0
