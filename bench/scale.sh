@@ -9,10 +9,10 @@
 # Each BENCH_ROUNDS times, the devices interleaved round by round; the
 # medians go to $SOFTRMA_VM_OUT/scale.dat as "DEV MODE SIZE MEDIAN".
 #
-# On the host, "scale.sh report ONE TWO" prints the table of the two
+# On the host, "scale.sh report ONE TWO CHART" prints the table of the two
 # guests' scale.dat (one vCPU, two vCPUs) with each 2-vCPU/1-vCPU ratio,
-# and the lines "DEV:MODE SIZE VCPUS MB/S" that bench/chart.sh draws with
-# 1vcpu as the reference.
+# and writes to CHART the lines "DEV:MODE SIZE VCPUS MB/S" that
+# bench/chart.sh draws with 1vcpu as the reference.
 #
 # usage: scale.sh | scale.sh report ONE.dat TWO.dat CHART.dat
 top=$(cd "$(dirname "$0")/.." && pwd)
