@@ -662,7 +662,12 @@ static void *dontneed_loop(void *arg)
 	while (!d->stop) {
 		CHECK_EQ(madvise(d->mem, REGION, MADV_DONTNEED), 0);
 		d->rounds++;
-		usleep(100);
+		/*
+		 * Time for a fault to complete between two rounds: the RDMA
+		 * core retries a fault invalidated under it for as long as
+		 * that goes on (Documentation/admin-guide.md, ODP).
+		 */
+		usleep(1000);
 	}
 	return NULL;
 }
