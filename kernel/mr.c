@@ -711,13 +711,14 @@ static DEFINE_SPINLOCK(softrma_atomic_lock);
  * Executes a compare-and-swap or fetch-and-add on the 8 aligned bytes at
  * @iova of @mr (checked by the caller) and leaves the original value in
  * *@orig.  Returns 0, or -EACCES when an ODP MR's page cannot be faulted
- * in writable.
+ * in writable, or with @nofault (the receive path) -EAGAIN, having
+ * executed nothing, when it is not there (struct softrma_odp_hold).
  */
 int softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
-		      u64 compare_add, u64 swap, u64 *orig)
+		      u64 compare_add, u64 swap, u64 *orig, bool nofault)
 {
+	struct softrma_odp_hold hold = { .nofault = nofault };
 	u64 len = sizeof(u64), *p;
-	struct softrma_odp_hold hold;
 	struct page *page;
 	int err;
 
@@ -744,12 +745,13 @@ int softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
 /*
  * ATOMIC WRITE: stores the 8 aligned bytes at @iova of @mr (checked by the
  * caller) at once, after everything before it and never halfway through
- * another atomic.  Returns 0, or -EACCES as softrma_mr_atomic().
+ * another atomic.  Returns 0, or -EACCES or -EAGAIN as softrma_mr_atomic().
  */
-int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value)
+int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value,
+			    bool nofault)
 {
+	struct softrma_odp_hold hold = { .nofault = nofault };
 	u64 len = sizeof(u64), *p;
-	struct softrma_odp_hold hold;
 	struct page *page;
 	int err;
 

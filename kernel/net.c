@@ -555,12 +555,13 @@ bool softrma_net_forced(void)
 
 /*
  * The RoCE headers of @pkt, pkt->payload_len bytes of @payload from @off,
- * the pad and room for the ICRC.
+ * the pad and room for the ICRC.  With @nofault the payload's ODP pages are
+ * not faulted in (struct softrma_odp_hold): -EAGAIN when one is not there.
  */
 static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 					 const struct roce_pkt *pkt,
 					 const struct softrma_sgl *payload,
-					 u64 off)
+					 u64 off, bool nofault)
 {
 	unsigned int hdr_len = roce_hdr_len(pkt->opcode);
 	unsigned int headroom = LL_RESERVED_SPACE(dst->dev) +
@@ -568,6 +569,7 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	u32 len = pkt->payload_len;
 	SOFTRMA_SGL_ONE(data);
 	struct sk_buff *skb;
+	int err;
 
 	skb = alloc_skb(headroom + hdr_len + len + pkt->pad + ROCE_ICRC_LEN,
 			GFP_KERNEL);
@@ -576,9 +578,11 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	skb_reserve(skb, headroom);
 	roce_build(skb_put(skb, hdr_len), pkt);
 	softrma_sgl_init_kbuf(&data, skb_put(skb, len), len);
-	if (softrma_sgl_copy_at(&data, 0, payload, off, len)) {
+	data.nofault = nofault;
+	err = softrma_sgl_copy_at(&data, 0, payload, off, len);
+	if (err) {
 		kfree_skb(skb);		/* deregistered, or ODP and unmapped */
-		return ERR_PTR(-EFAULT);
+		return ERR_PTR(err == -EAGAIN ? -EAGAIN : -EFAULT);
 	}
 	memset(skb_put(skb, pkt->pad), 0, pkt->pad);
 	skb_put(skb, ROCE_ICRC_LEN);		/* the lengths include it */
@@ -679,8 +683,10 @@ static bool softrma_net_fault(struct softrma_dev *sdev, struct net *net,
 
 /*
  * The packet @pkt of @qp, on its way to @av.  Returns 0, or -EFAULT when
- * its payload's memory is gone, another negative errno when it cannot go
- * out.
+ * its payload's memory is gone, -EAGAIN when an RC QP's payload is in an
+ * ODP page that is not there (it holds a lock that the receive path
+ * needs: a work faults the page in), another negative errno when it
+ * cannot go out.
  */
 static int softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 			    const struct roce_pkt *pkt,
@@ -707,7 +713,8 @@ static int softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 	local_bh_enable();
 	if (!dst)
 		return -EHOSTUNREACH;
-	skb = softrma_net_build(dst, pkt, payload, off);
+	skb = softrma_net_build(dst, pkt, payload, off,
+				softrma_qp_is_reliable(qp));
 	if (IS_ERR(skb)) {
 		dst_release(dst);
 		return PTR_ERR(skb);
@@ -727,8 +734,9 @@ static int softrma_net_send(struct softrma_qp *qp, const struct softrma_av *av,
 
 /*
  * Sends @pkt of @qp to @av, with pkt->payload_len bytes of @payload from
- * @off.  Returns 0; -EFAULT when the payload's memory is gone; another
- * negative errno when it cannot go out (no route, no memory).
+ * @off.  Returns 0; -EFAULT when the payload's memory is gone; -EAGAIN
+ * when an ODP page of it is not there yet (RC); another negative errno
+ * when it cannot go out (no route, no memory).
  */
 int softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 		     struct roce_pkt *pkt, const struct softrma_sgl *payload,
@@ -795,7 +803,7 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	SOFTRMA_SGL_ONE(sgl);
 	struct softrma_qp *qp;
 
-	softrma_sgl_init_kbuf(&sgl, payload, pkt->payload_len);
+	softrma_sgl_init_packet(&sgl, payload, pkt->payload_len);
 	msg.local = &sgl;
 	if (rdma_is_multicast_addr((struct in6_addr *)av->dgid.raw)) {
 		if (pkt->dqpn != SOFTRMA_MCAST_QPN)

@@ -24,6 +24,8 @@
 #include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <rdma/ib_umem_odp.h>
 
 #include "verbs.h"
@@ -268,6 +270,83 @@ struct softrma_odp_side {
 	u64 va;
 };
 
+/*
+ * A range that a piece of the receive path left to fault in, with an
+ * access to its MR that deregistration waits for.
+ */
+struct softrma_odp_later {
+	struct work_struct work;
+	struct softrma_mr *mr;
+	struct ib_umem_odp *odp;
+	u64 va;
+	u64 len;
+	u64 rights;
+};
+
+/* How odp_failed names the page of @va: never 0, which names none. */
+static unsigned long softrma_odp_failed_mark(u64 va)
+{
+	return (unsigned long)(va & PAGE_MASK) | 1;
+}
+
+/*
+ * Whether the last fault of @s's MR that a work made failed at @s's page:
+ * the access fails, once; the next one asks for a fault again.
+ */
+static bool softrma_odp_failed(const struct softrma_odp_side *s)
+{
+	unsigned long mark = softrma_odp_failed_mark(s->va);
+
+	return READ_ONCE(s->mr->odp_failed) == mark &&
+	       cmpxchg(&s->mr->odp_failed, mark, 0) == mark;
+}
+
+static void softrma_odp_later_work(struct work_struct *work)
+{
+	struct softrma_odp_later *l = container_of(work, struct softrma_odp_later,
+						   work);
+	struct softrma_mr *mr = l->mr;
+
+	/*
+	 * Of a range that cannot be faulted in whole, the page the request
+	 * needs first; when that fails too, so does the request on its return.
+	 */
+	if (softrma_odp_fault(l->odp, l->va, l->len, l->rights) &&
+	    softrma_odp_fault(l->odp, l->va, 1, l->rights))
+		WRITE_ONCE(mr->odp_failed, softrma_odp_failed_mark(l->va));
+	else
+		WRITE_ONCE(mr->odp_failed, 0);
+	clear_bit_unlock(0, &mr->odp_faulting);
+	smp_mb__after_atomic();
+	wake_up_var(&mr->odp_faulting);
+	softrma_mr_put(mr);
+	kfree(l);
+}
+
+/*
+ * Hands @s's range to a work that faults it in, unless one is at it for
+ * the MR already; without memory for it the request's next try asks again.
+ */
+static void softrma_odp_fault_later(const struct softrma_odp_side *s)
+{
+	struct softrma_odp_later *l;
+
+	if (test_and_set_bit_lock(0, &s->mr->odp_faulting))
+		return;
+	l = kmalloc(sizeof(*l), GFP_KERNEL);
+	if (!l) {
+		clear_bit_unlock(0, &s->mr->odp_faulting);
+		return;
+	}
+	*l = (struct softrma_odp_later) {
+		.mr = s->mr, .odp = s->odp, .va = s->va, .len = s->ahead,
+		.rights = softrma_odp_rights(s->write),
+	};
+	INIT_WORK(&l->work, softrma_odp_later_work);
+	softrma_users_hold(&s->mr->users);
+	queue_work(softrma_wq, &l->work);
+}
+
 static bool softrma_odp_present(const struct softrma_odp_side *s)
 {
 	u64 rights = softrma_odp_rights(s->write);
@@ -296,11 +375,32 @@ void softrma_odp_release(struct softrma_odp_hold *h)
 		mutex_unlock(&h->odp[0]->umem_mutex);
 }
 
+/*
+ * Where the receive path would wait (nofault): a work faults @s's range
+ * in, and the piece waits for it once, a jiffy at most.  Returns 0 to look
+ * again, -EAGAIN to come back later, or the side's error when the work
+ * could not fault its page in.
+ */
+static int softrma_odp_fault_apart(struct softrma_odp_side *s, bool *waited)
+{
+	unsigned long *faulting = &s->mr->odp_faulting;
+
+	if (softrma_odp_failed(s))
+		return s->err;
+	softrma_odp_fault_later(s);
+	if (*waited)
+		return -EAGAIN;
+	*waited = true;
+	wait_var_event_timeout(faulting, !test_bit(0, faulting), 1);
+	return 0;
+}
+
 static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 				  struct softrma_odp_side *side)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(SOFTRMA_ODP_HOLD_MS);
 	struct softrma_odp_side *missing;
+	bool waited = false;
 	int err;
 
 	for (int i = 0; i < 2; i++) {
@@ -322,6 +422,12 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 		if (!missing)
 			return 0;
 		softrma_odp_release(h);
+		if (h->nofault) {
+			err = softrma_odp_fault_apart(missing, &waited);
+			if (err)
+				return err;
+			continue;
+		}
 		if (time_after(jiffies, until) || fatal_signal_pending(current))
 			return missing->err;
 		err = softrma_odp_fault(missing->odp, missing->va,
@@ -338,7 +444,8 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 
 /**
  * softrma_odp_hold() - Begins a piece of a copy between ODP MRs, or not.
- * @h: the hold, ended with softrma_odp_release() after a 0 return
+ * @h: the hold, ended with softrma_odp_release() after a 0 return; with
+ *	h->nofault set the caller does not fault (below)
  * @dst: the MR written (NULL: none)
  * @dst_iova: the piece's first byte in it
  * @dst_ahead: the bytes from there that the access writes in that MR
@@ -347,11 +454,16 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
  * @src_ahead: the bytes from there that the access reads in that MR
  *
  * The piece lies within one page of each side.  The ODP sides' pages are
- * faulted in as needed and locked mapped until the release.
+ * faulted in as needed and locked mapped until the release.  The receive
+ * path, which every QP of a namespace waits for, sets h->nofault: the
+ * core's fault of a range starts again whenever its process invalidates a
+ * page of the MR, for as long as it goes on, so a work faults the pages
+ * in instead while the request is refused for now.
  *
  * Context: Process context; may sleep and fault; holds the umem mutexes.
  * Return: 0; -EACCES when @dst, -EFAULT when @src cannot be faulted in
- * with the rights the access needs (unmapped, read-only, its process gone).
+ * with the rights the access needs (unmapped, read-only, its process gone);
+ * -EAGAIN with h->nofault when pages are not there: try again later.
  */
 int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
 		     u64 dst_iova, u64 dst_ahead, struct softrma_mr *src,

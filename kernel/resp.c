@@ -325,7 +325,8 @@ static enum softrma_resp_result softrma_resp_rdma_target(struct softrma_qp *qp,
  * Moves @len bytes between the requester's memory (msg->local, from its
  * start) and @mem at @mem_off: into @mem when @to_mem.  An MR of the
  * requester that is gone is its own error: the request is dropped and the
- * requester told (local_gone).  One of the responder's is a NAK.
+ * requester told (local_gone).  One of the responder's is a NAK.  A packet's
+ * payload waits for an ODP page that is not there with an RNR NAK.
  */
 static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
 						  struct softrma_sgl *mem,
@@ -340,6 +341,8 @@ static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
 		err = softrma_sgl_copy_at(msg->local, 0, mem, mem_off, len);
 	if (!err)
 		return SOFTRMA_RESP_ACK;
+	if (err == -EAGAIN)		/* an ODP page, faulted in apart */
+		return SOFTRMA_RESP_RNR_NAK;
 	if (err == (to_mem ? -EFAULT : -EACCES)) {
 		msg->local_gone = true;
 		return SOFTRMA_RESP_DROPPED;
@@ -529,6 +532,14 @@ static enum softrma_resp_result softrma_resp_atomic_target(struct softrma_qp *qp
 	return *mr ? SOFTRMA_RESP_ACK : SOFTRMA_RESP_NAK_ACCESS;
 }
 
+/* Nothing executed on -EAGAIN: the request comes again (softrma_mr_atomic()). */
+static enum softrma_resp_result softrma_resp_atomic_result(int err)
+{
+	if (err == -EAGAIN)
+		return SOFTRMA_RESP_RNR_NAK;
+	return err ? SOFTRMA_RESP_NAK_ACCESS : SOFTRMA_RESP_ACK;
+}
+
 /* Compare-and-swap or fetch-and-add, serialised with every other atomic. */
 static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 						    const struct softrma_msg *msg)
@@ -543,9 +554,9 @@ static enum softrma_resp_result softrma_resp_atomic(struct softrma_qp *qp,
 	err = softrma_mr_atomic(mr, msg->remote_addr,
 				msg->opcode == IB_WR_ATOMIC_CMP_AND_SWP,
 				msg->compare_add, msg->swap,
-				&qp->resp.atomic_orig);
+				&qp->resp.atomic_orig, msg->local->nofault);
 	softrma_mr_put(mr);
-	return err ? SOFTRMA_RESP_NAK_ACCESS : SOFTRMA_RESP_ACK;
+	return softrma_resp_atomic_result(err);
 }
 
 /* ATOMIC WRITE: the 8 bytes it carries land at once. */
@@ -567,9 +578,10 @@ static enum softrma_resp_result softrma_resp_atomic_write(struct softrma_qp *qp,
 	res = softrma_resp_atomic_target(qp, msg, &mr);
 	if (res != SOFTRMA_RESP_ACK)
 		return res;
-	err = softrma_mr_atomic_write(mr, msg->remote_addr, value);
+	err = softrma_mr_atomic_write(mr, msg->remote_addr, value,
+				      msg->local->nofault);
 	softrma_mr_put(mr);
-	return err ? SOFTRMA_RESP_NAK_ACCESS : SOFTRMA_RESP_ACK;
+	return softrma_resp_atomic_result(err);
 }
 
 static int softrma_flush_access(u8 type)

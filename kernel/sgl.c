@@ -114,6 +114,14 @@ void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len)
 	sgl->length = len;
 }
 
+/* A one-segment list over a received packet's payload (softrma_sgl.nofault). */
+void softrma_sgl_init_packet(struct softrma_sgl *sgl, const void *payload,
+			     u32 len)
+{
+	softrma_sgl_init_kbuf(sgl, (void *)payload, len);
+	sgl->nofault = true;
+}
+
 /*
  * A one-segment list over an MR the responder has checked and uses; the
  * list references it until softrma_sgl_release().
@@ -147,15 +155,21 @@ static struct softrma_mr *softrma_cursor_mr(const struct softrma_cursor *c,
 	return seg->mr;
 }
 
-/* Begins a piece at the cursors, @len bytes left: holds ODP MRs' pages. */
+/*
+ * Begins a piece at the cursors, @len bytes left: holds ODP MRs' pages.  A
+ * packet's copy is one piece of a message that its MRs' segments hold:
+ * what a work faults in for it goes on to their ends.
+ */
 static int softrma_cursor_hold(struct softrma_odp_hold *h,
 			       const struct softrma_cursor *d,
 			       const struct softrma_cursor *s, u64 len)
 {
-	u64 diova, dahead, siova, sahead;
-	struct softrma_mr *dmr = softrma_cursor_mr(d, len, &diova, &dahead);
-	struct softrma_mr *smr = softrma_cursor_mr(s, len, &siova, &sahead);
+	bool nofault = d->sgl->nofault || s->sgl->nofault;
+	u64 left = nofault ? U64_MAX : len, diova, dahead, siova, sahead;
+	struct softrma_mr *dmr = softrma_cursor_mr(d, left, &diova, &dahead);
+	struct softrma_mr *smr = softrma_cursor_mr(s, left, &siova, &sahead);
 
+	h->nofault = nofault;
 	return softrma_odp_hold(h, dmr, diova, dahead, smr, siova, sahead);
 }
 
@@ -309,8 +323,10 @@ static void softrma_copy_last(u8 *dst, const u8 *src, u64 n)
  * -EACCES when an MR of @dst and -EFAULT when an MR of @src has been
  * deregistered or invalidated (before the copy or during it: then it stops
  * within SOFTRMA_SGL_ENTERED_BYTES) or is ODP and its page cannot be
- * faulted in, or -EIO when a list does not hold what the offsets and @len
- * name.  May sleep and fault.
+ * faulted in, -EAGAIN when a list is a packet's (nofault) and an ODP page
+ * is not there (a work faults it in; the bytes before it are copied), or
+ * -EIO when a list does not hold what the offsets and @len name.  May
+ * sleep and fault.
  */
 int softrma_sgl_copy_at(struct softrma_sgl *dst, u64 dst_off,
 			const struct softrma_sgl *src, u64 src_off, u64 len)

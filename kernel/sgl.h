@@ -39,6 +39,12 @@ struct softrma_sgl {
 	u64 length;
 	struct softrma_seg *seg;
 	struct softrma_seg one;
+	/*
+	 * A packet's payload, copied where the receive path would wait: a
+	 * copy to or from it does not fault ODP pages in (struct
+	 * softrma_odp_hold) and returns -EAGAIN.
+	 */
+	bool nofault;
 };
 
 /* Declares @name, a list of at most one segment. */
@@ -63,6 +69,8 @@ int softrma_sgl_resolve_recv(struct softrma_sgl *sgl, struct softrma_dev *sdev,
 			     struct ib_pd *pd, const struct softrma_sge *sge,
 			     u32 num);
 void softrma_sgl_init_kbuf(struct softrma_sgl *sgl, void *buf, u32 len);
+void softrma_sgl_init_packet(struct softrma_sgl *sgl, const void *payload,
+			     u32 len);
 void softrma_sgl_init_mr(struct softrma_sgl *sgl, struct softrma_mr *mr,
 			 u64 iova, u32 len);
 void softrma_sgl_release(struct softrma_sgl *sgl);

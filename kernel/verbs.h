@@ -75,10 +75,12 @@ enum softrma_counter {
 	SOFTRMA_CNT_RCVD_ICRC_ERR,
 	SOFTRMA_CNT_RCVD_MALFORMED,	/* lengths, opcode, version, pad */
 	SOFTRMA_CNT_RCVD_NO_QP,		/* no such QP, or it cannot receive */
-	SOFTRMA_CNT_RCVD_DROPPED,	/* UD, UC: the QP dropped the request */
+	SOFTRMA_CNT_RCVD_DROPPED,	/* UD, UC: the QP dropped the request;
+					 * RC: a response's ODP page was not there */
 	SOFTRMA_CNT_DUP_REQ,		/* responder: PSN already executed */
 	SOFTRMA_CNT_OUT_OF_SEQ,		/* responder: PSN beyond the expected */
-	SOFTRMA_CNT_SENT_RNR_NAK,	/* responder: no receive posted */
+	SOFTRMA_CNT_SENT_RNR_NAK,	/* responder: no receive posted, or an
+					 * ODP page not there */
 	SOFTRMA_CNT_COALESCED_ACKS,	/* responder: covered by a later ACK */
 	SOFTRMA_CNT_RCVD_SEQ_NAK,	/* requester: go back on a NAK */
 	SOFTRMA_CNT_RCVD_RNR_NAK,
@@ -241,6 +243,8 @@ struct softrma_mr {
 	atomic_t windows;		/* MR: windows bound to it */
 	struct softrma_users users;	/* registration + accesses in progress */
 	refcount_t ref;			/* registration + scatter/gather lists */
+	unsigned long odp_faulting;	/* bit 0: a work faults pages in */
+	unsigned long odp_failed;	/* the page its last fault failed at */
 };
 
 /* The core's memory window; the key's object is the window proper. */
@@ -271,9 +275,13 @@ static inline bool softrma_mr_is_dma(const struct softrma_mr *mr)
 	return !mr->pages && !softrma_mr_is_odp(mr);
 }
 
-/* The ODP umems a piece of a copy or an atomic holds locked (odp.c). */
+/*
+ * The ODP umems a piece of a copy or an atomic holds locked (odp.c); the
+ * holder sets nofault where other QPs wait for it.
+ */
 struct softrma_odp_hold {
 	struct ib_umem_odp *odp[2];
+	bool nofault;
 };
 
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
@@ -648,8 +656,9 @@ struct softrma_mr *softrma_mr_get_remote(struct ib_qp *qp, u32 key, u64 iova,
 					 u64 len, int access);
 struct softrma_mr *softrma_mr_get_whole(struct ib_qp *qp, u32 key, int access);
 int softrma_mr_atomic(struct softrma_mr *mr, u64 iova, bool cmp_swap,
-		      u64 compare_add, u64 swap, u64 *orig);
-int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value);
+		      u64 compare_add, u64 swap, u64 *orig, bool nofault);
+int softrma_mr_atomic_write(struct softrma_mr *mr, u64 iova, u64 value,
+			    bool nofault);
 void softrma_mr_writeback(struct softrma_mr *mr, u64 iova, u64 len);
 
 /* sync.c */

@@ -27,7 +27,10 @@
 
 static_assert(SOFTRMA_MAX_RD_ATOMIC <= ROCE_RSRC_MAX);
 
-/* Returns 0, or an error of softrma_net_xmit(): -EFAULT, memory gone. */
+/*
+ * Returns 0, or an error of softrma_net_xmit(): -EFAULT, memory gone;
+ * -EAGAIN, an ODP page not there yet.
+ */
 static int softrma_wire_answer_put(struct softrma_qp *qp, struct roce_pkt *pkt,
 				   const struct softrma_sgl *payload, u64 off)
 {
@@ -164,18 +167,23 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 		bool read = res->op == ROCE_READ_REQ;
 		struct roce_pkt pkt = {};
 		u64 off;
+		int err;
 
 		if (!budget--)
 			return true;
 		if (read && !softrma_wire_answer_source(qp, res))
 			return false;
 		roce_rsrc_answer(res, qp->wire->mtu, &pkt, &off);
-		/* Its pages may go as it is read (ODP): -EFAULT. */
-		if (softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL,
-					     off) == -EFAULT) {
+		/*
+		 * Its pages may go as it is read (ODP): -EFAULT.  One not
+		 * there yet, -EAGAIN, is lost: the requester asks again.
+		 */
+		err = softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL,
+					       off);
+		if (err == -EFAULT)
 			softrma_wire_answer_gone(qp, pkt.psn);
+		if (err == -EFAULT || err == -EAGAIN)
 			return false;
-		}
 	}
 	softrma_wire_answer_drop_source(r);
 	if (r->ack_waits) {

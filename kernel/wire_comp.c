@@ -196,6 +196,21 @@ static void softrma_wire_rma_ext_resp(struct softrma_qp *qp,
 	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 }
 
+/*
+ * True when a response's payload did not land in the requester's memory
+ * (@err from the copy): an MR gone or out of reach fails the WQE; for an
+ * ODP page that is not there the packet is dropped while a work faults
+ * the page in, and the request goes again when the ACK timer fires.
+ */
+static bool softrma_wire_resp_unplaced(struct softrma_qp *qp, int err)
+{
+	if (err == -EAGAIN)
+		softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_DROPPED);
+	else if (err)
+		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+	return err;
+}
+
 static void softrma_wire_read_resp(struct softrma_qp *qp,
 				   const struct roce_pkt *pkt,
 				   const u8 *payload)
@@ -204,6 +219,7 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 	u32 mtu = qp->wire->mtu;
 	SOFTRMA_SGL_ONE(data);
 	u64 off;
+	int err;
 
 	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind == ROCE_KIND_ATOMIC)
 		return;
@@ -217,11 +233,10 @@ static void softrma_wire_read_resp(struct softrma_qp *qp,
 			     SOFTRMA_CNT_RCVD_MALFORMED);
 		return;
 	}
-	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
-	if (softrma_sgl_copy_at(&wqe->sgl, off, &data, 0, pkt->payload_len)) {
-		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+	softrma_sgl_init_packet(&data, payload, pkt->payload_len);
+	err = softrma_sgl_copy_at(&wqe->sgl, off, &data, 0, pkt->payload_len);
+	if (softrma_wire_resp_unplaced(qp, err))
 		return;
-	}
 	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
 	if (pkt->psn == wqe->last_psn)
 		softrma_wire_complete_head(qp, IB_WC_SUCCESS);
@@ -236,11 +251,10 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 
 	if (!wqe || roce_wr_op(wqe->msg.opcode)->kind != ROCE_KIND_ATOMIC)
 		return;
-	softrma_sgl_init_kbuf(&data, &orig, sizeof(orig));
-	if (softrma_sgl_copy(&wqe->sgl, &data, sizeof(orig))) {
-		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+	softrma_sgl_init_packet(&data, &orig, sizeof(orig));
+	if (softrma_wire_resp_unplaced(qp, softrma_sgl_copy(&wqe->sgl, &data,
+							  sizeof(orig))))
 		return;
-	}
 	softrma_wire_progress(qp, roce_psn_add(pkt->psn, 1));
 	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 }

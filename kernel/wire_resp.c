@@ -105,7 +105,7 @@ static enum softrma_resp_result softrma_wire_resp_execute(struct softrma_qp *qp,
 	if (!roce_seq_ok(qp->wire->resp.last_op, op) ||
 	    !roce_payload_ok(op, pkt->payload_len, qp->wire->mtu))
 		return SOFTRMA_RESP_NAK_INV_REQ;
-	softrma_sgl_init_kbuf(&data, (void *)payload, pkt->payload_len);
+	softrma_sgl_init_packet(&data, payload, pkt->payload_len);
 	if (!softrma_wire_resp_msg(qp, pkt, &data, &msg))
 		return SOFTRMA_RESP_NAK_INV_REQ;	/* SEND with invalidate */
 	msg.recv_cqe = recv;

@@ -6,7 +6,8 @@
  * kind into and out of memory never touched before, ibv_advise_mr(), and
  * the hostile cases: a range unmapped, mapped again, read-only (a file's
  * page cache among them), protected after use or copied by fork() under
- * the MR; pages taken back while a stream of WRITEs goes on; two MRs over
+ * the MR; pages taken back while a stream of WRITEs goes on, and faster
+ * than a fault completes while other QPs carry on; two MRs over
  * the same bytes copied both ways at once; a window that would lend ODP
  * pages.  One kselftest_harness.h case per behaviour, each on the local
  * transport (variant "local") and in RoCEv2 packets through lo ("wire").
@@ -651,6 +652,8 @@ TEST_F(odp, window_refused)
 
 struct dontneed {
 	char *mem;
+	size_t len;		/* from mem; 0: REGION */
+	useconds_t pause;	/* between two rounds */
 	volatile int stop;
 	unsigned long rounds;
 };
@@ -660,14 +663,11 @@ static void *dontneed_loop(void *arg)
 	struct dontneed *d = arg;
 
 	while (!d->stop) {
-		CHECK_EQ(madvise(d->mem, REGION, MADV_DONTNEED), 0);
+		CHECK_EQ(madvise(d->mem, d->len ? d->len : REGION,
+				 MADV_DONTNEED), 0);
 		d->rounds++;
-		/*
-		 * Time for a fault to complete between two rounds: the RDMA
-		 * core retries a fault invalidated under it for as long as
-		 * that goes on (Documentation/admin-guide.md, ODP).
-		 */
-		usleep(1000);
+		if (d->pause)
+			usleep(d->pause);
 	}
 	return NULL;
 }
@@ -675,12 +675,16 @@ static void *dontneed_loop(void *arg)
 /*
  * The target's pages are taken back (MADV_DONTNEED) over and over while
  * 64 WRITEs of 1 MiB go into them: each completes, none waits for ever,
- * and once the loop stops a WRITE lands whole.  Each page may be faulted
- * in many times: the debug kernel takes a minute or two in packets.
+ * and once the loop stops a WRITE lands whole.  In packets the loop does
+ * not pause: the responder answers RNR NAKs while a work faults the pages
+ * in, rather than leave the requester to time out.  Locally the poster
+ * faults them in itself, for 5 s at most, and the loop leaves 1 ms between
+ * rounds (Documentation/admin-guide.md, ODP).  Each page may be faulted in
+ * many times: the debug kernel takes a minute or two in packets.
  */
 TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 120)
 {
-	struct dontneed d = {};
+	struct dontneed d = { .pause = variant->force_wire ? 0 : 1000 };
 	unsigned long long inval;
 	pthread_t thread;
 
@@ -703,6 +707,99 @@ TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 120)
 		      IBV_WC_SUCCESS, "the last WRITE");
 	CHECK(!memcmp(self->mem[1], self->mem[0], 1 << 20), "WRITE data");
 	printf("# %lu rounds of MADV_DONTNEED\n", d.rounds);
+}
+
+struct write_loop {
+	struct side *s;
+	struct ibv_mr *mr, *rmr;
+	char *from, *to;
+	volatile int *stop;
+	enum ibv_wc_status status;	/* the first that is not success */
+	unsigned long writes;
+};
+
+/*
+ * WRITEs of 1 MiB one after the other, from and to each MiB of the buffers
+ * in turn, until *stop or one fails; each may wait for as long as the
+ * pages are taken back.
+ */
+static void *write_loop(void *arg)
+{
+	struct write_loop *w = arg;
+	struct ibv_sge sge = { (uintptr_t)w->from, 1 << 20, w->mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)w->to, w->rmr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	for (int i = 0; !*w->stop; i++) {
+		sge.addr = (uintptr_t)w->from + (i % 4) * (1 << 20);
+		wr.wr.rdma.remote_addr = (uintptr_t)w->to + (i % 3) * (1 << 20);
+		CHECK_EQ(ibv_post_send(w->s->qp, &wr, &bad), 0);
+		wc = test_poll_one(w->s->cq, 120);
+		if (wc.status != IBV_WC_SUCCESS) {
+			w->status = wc.status;
+			break;
+		}
+		w->writes++;
+	}
+	return NULL;
+}
+
+/*
+ * A process takes its ODP MR's pages back without a pause while WRITEs of
+ * 1 MiB go into them, and one page of the MR in another thread, faster
+ * than a fault completes (an invalidation of any page of the MR makes a
+ * fault in progress in it start again): the device faults apart from the
+ * traffic of other QPs, which goes on (20 WRITEs of another pair complete
+ * while the loops run), the WRITEs into the MR complete, and one after
+ * the loops lands whole.
+ */
+TEST_F_TIMEOUT(odp, others_flow_while_pages_go, 180)
+{
+	struct dontneed d[2] = {};
+	struct write_loop w;
+	pthread_t loop[2], writer;
+	struct pair q = {};
+
+	odp_init(self);
+	pair_init(&q, ALL_ACCESS, 7);
+	fill(self->mem[0], REGION, 0x95);
+	d[0].mem = self->mem[1];
+	d[1].mem = (char *)self->mem[1] + REGION - 4096;
+	d[1].len = 4096;
+	w = (struct write_loop) { .s = &self->p.a, .mr = self->mr[0],
+				  .rmr = self->mr[1], .from = self->mem[0],
+				  .to = self->mem[1], .stop = &d[0].stop,
+				  .status = IBV_WC_SUCCESS };
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(pthread_create(&loop[i], NULL, dontneed_loop, &d[i]),
+			 0);
+	CHECK_EQ(pthread_create(&writer, NULL, write_loop, &w), 0);
+	sleep(1);
+	for (int i = 0; i < 20; i++) {
+		fill(q.a.buf, 4096, i);
+		expect_status(rma(&q.a, IBV_WR_RDMA_WRITE, q.a.mr, q.a.buf,
+				  4096, q.b.mr, q.b.buf),
+			      IBV_WC_SUCCESS, "another pair's WRITE");
+		CHECK(!memcmp(q.b.buf, q.a.buf, 4096), "another pair's data");
+	}
+	for (int i = 0; i < 2; i++) {
+		d[i].stop = 1;
+		CHECK_EQ(pthread_join(loop[i], NULL), 0);
+	}
+	CHECK_EQ(pthread_join(writer, NULL), 0);
+	expect_status((struct ibv_wc) { .status = w.status }, IBV_WC_SUCCESS,
+		      "a WRITE into the pages taken back");
+	expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->mr[0],
+			  self->mem[0], 1 << 20, self->mr[1], self->mem[1]),
+		      IBV_WC_SUCCESS, "the last WRITE");
+	CHECK(!memcmp(self->mem[1], self->mem[0], 1 << 20), "WRITE data");
+	pair_fini(&q);
+	printf("# %lu and %lu rounds of MADV_DONTNEED, %lu WRITEs during them\n",
+	       d[0].rounds, d[1].rounds, w.writes);
 }
 
 struct stream {
