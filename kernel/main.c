@@ -221,6 +221,13 @@ static void softrma_unregister_all(void)
  */
 struct workqueue_struct *softrma_wq;
 
+/*
+ * ODP faults that the data path leaves (odp.c) run at the priority of the
+ * processes whose pages they fault in: one can go on for as long as its
+ * process takes the pages back.
+ */
+struct workqueue_struct *softrma_odp_wq;
+
 static int __init softrma_init(void)
 {
 	int err;
@@ -228,9 +235,14 @@ static int __init softrma_init(void)
 	softrma_wq = alloc_workqueue("softrma", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	if (!softrma_wq)
 		return -ENOMEM;
+	softrma_odp_wq = alloc_workqueue("softrma_odp", WQ_UNBOUND, 0);
+	if (!softrma_odp_wq) {
+		err = -ENOMEM;
+		goto err_wq;
+	}
 	err = softrma_net_init();
 	if (err)
-		goto err_wq;
+		goto err_odp_wq;
 	err = register_netdevice_notifier(&softrma_netdev_nb);
 	if (err)
 		goto err_net;
@@ -239,6 +251,8 @@ static int __init softrma_init(void)
 
 err_net:
 	softrma_net_cleanup();
+err_odp_wq:
+	destroy_workqueue(softrma_odp_wq);
 err_wq:
 	destroy_workqueue(softrma_wq);
 	return err;
@@ -250,6 +264,7 @@ static void __exit softrma_exit(void)
 	softrma_unregister_all();
 	unregister_netdevice_notifier(&softrma_netdev_nb);
 	softrma_net_cleanup();
+	destroy_workqueue(softrma_odp_wq);
 	destroy_workqueue(softrma_wq);
 }
 

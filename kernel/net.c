@@ -749,7 +749,8 @@ int softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
 	pkt->pad = roce_pad(pkt->payload_len);
 	err = softrma_net_send(qp, av, pkt, payload, off);
 	if (err) {
-		softrma_drop(sdev, SOFTRMA_CNT_SEND_ERR);
+		if (err != -EAGAIN)	/* not sent yet, not dropped */
+			softrma_drop(sdev, SOFTRMA_CNT_SEND_ERR);
 		return err;
 	}
 	softrma_count(sdev, SOFTRMA_CNT_SENT_PKTS);

@@ -344,7 +344,7 @@ static void softrma_odp_fault_later(const struct softrma_odp_side *s)
 	};
 	INIT_WORK(&l->work, softrma_odp_later_work);
 	softrma_users_hold(&s->mr->users);
-	queue_work(softrma_wq, &l->work);
+	queue_work(softrma_odp_wq, &l->work);
 }
 
 static bool softrma_odp_present(const struct softrma_odp_side *s)

@@ -588,6 +588,7 @@ static inline struct net *softrma_qp_net(struct softrma_qp *qp)
 
 /* main.c: the device list, and the workqueue of every work item */
 extern struct workqueue_struct *softrma_wq;
+extern struct workqueue_struct *softrma_odp_wq;
 void softrma_list_del(struct softrma_dev *sdev);
 struct softrma_dev *softrma_get_dev_by_gid(struct net *net,
 					   const union ib_gid *gid);

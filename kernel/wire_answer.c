@@ -176,14 +176,18 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 		roce_rsrc_answer(res, qp->wire->mtu, &pkt, &off);
 		/*
 		 * Its pages may go as it is read (ODP): -EFAULT.  One not
-		 * there yet, -EAGAIN, is lost: the requester asks again.
+		 * there yet (-EAGAIN) is the next answer again, for the work.
 		 */
 		err = softrma_wire_answer_xmit(qp, &pkt, read ? &r->src : NULL,
 					       off);
-		if (err == -EFAULT)
+		if (err == -EAGAIN) {
+			roce_rsrc_unanswer(res);
+			return true;
+		}
+		if (err == -EFAULT) {
 			softrma_wire_answer_gone(qp, pkt.psn);
-		if (err == -EFAULT || err == -EAGAIN)
 			return false;
+		}
 	}
 	softrma_wire_answer_drop_source(r);
 	if (r->ack_waits) {

@@ -200,14 +200,16 @@ static void softrma_wire_rma_ext_resp(struct softrma_qp *qp,
  * True when a response's payload did not land in the requester's memory
  * (@err from the copy): an MR gone or out of reach fails the WQE; for an
  * ODP page that is not there the packet is dropped while a work faults
- * the page in, and the request goes again when the ACK timer fires.
+ * the page in, and the request goes again at once.
  */
 static bool softrma_wire_resp_unplaced(struct softrma_qp *qp, int err)
 {
-	if (err == -EAGAIN)
+	if (err == -EAGAIN) {
 		softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_DROPPED);
-	else if (err)
+		softrma_wire_go_back(qp, true);
+	} else if (err) {
 		softrma_wire_complete_head(qp, IB_WC_LOC_PROT_ERR);
+	}
 	return err;
 }
 

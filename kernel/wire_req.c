@@ -48,14 +48,17 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 /*
  * A request packet of @wqe, with @payload from @off.  One that cannot go
  * out is lost, and sent again after the ACK timeout (its memory deregistered
- * or unmapped meanwhile: until the retries run out).
+ * or unmapped meanwhile: until the retries run out); one whose ODP pages
+ * are not there yet is not sent at all (-EAGAIN): it goes later, from the
+ * send work.
  */
-static void softrma_wire_xmit(struct softrma_qp *qp,
-			      const struct softrma_wqe *wqe,
-			      struct roce_pkt *pkt,
-			      const struct softrma_sgl *payload, u64 off)
+static int softrma_wire_xmit(struct softrma_qp *qp,
+			     const struct softrma_wqe *wqe,
+			     struct roce_pkt *pkt,
+			     const struct softrma_sgl *payload, u64 off)
 {
 	struct softrma_wire *w = qp->wire;
+	int err;
 
 	/* Its acknowledgement of what the peer sent goes first. */
 	if (smp_load_acquire(&w->resp.ack_deferred))
@@ -63,11 +66,14 @@ static void softrma_wire_xmit(struct softrma_qp *qp,
 	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
 	pkt->xrc_srqn = wqe->msg.xrc_srqn;
+	err = softrma_net_xmit(qp, &qp->path, pkt, payload, off);
+	if (err == -EAGAIN)
+		return err;
 	if (roce_psn_diff(pkt->psn, w->max_psn) < 0)
 		softrma_count(to_sdev(qp->ibqp.device),
 			      SOFTRMA_CNT_RETRANS_PKTS);
 	softrma_wire_arm_timer(qp, false);
-	softrma_net_xmit(qp, &qp->path, pkt, payload, off);
+	return 0;
 }
 
 static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
@@ -94,8 +100,8 @@ static bool softrma_wire_ackreq(struct softrma_qp *qp, bool last)
 	return false;
 }
 
-/* The next packet of a SEND or WRITE. */
-static void softrma_wire_send_data(struct softrma_qp *qp,
+/* The next packet of a SEND or WRITE; false when it has to wait. */
+static bool softrma_wire_send_data(struct softrma_qp *qp,
 				   struct softrma_wqe *wqe)
 {
 	struct softrma_wire *w = qp->wire;
@@ -123,13 +129,15 @@ static void softrma_wire_send_data(struct softrma_qp *qp,
 		pkt.imm = msg->imm_data;
 		pkt.inv_rkey = msg->inv_rkey;
 	}
-	softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, off);
+	if (softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, off))
+		return false;
 	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
+	return true;
 }
 
-/* An atomic, FLUSH or ATOMIC WRITE: one packet, one PSN. */
-static void softrma_wire_send_single(struct softrma_qp *qp,
+/* An atomic, FLUSH or ATOMIC WRITE: one packet, one PSN; false: it waits. */
+static bool softrma_wire_send_single(struct softrma_qp *qp,
 				     struct softrma_wqe *wqe)
 {
 	const struct softrma_msg *msg = &wqe->msg;
@@ -161,9 +169,11 @@ static void softrma_wire_send_single(struct softrma_qp *qp,
 		pkt.feth = msg->flush_type | msg->flush_level << 4;
 		break;
 	}
-	softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, 0);
+	if (softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, 0))
+		return false;
 	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
+	return true;
 }
 
 /*
@@ -197,7 +207,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 		wqe->read_end = roce_psn_add(wqe->next_psn, n);
 	}
 	pkt.dma_len = min_t(u64, msg->length - off, (u64)n * w->mtu);
-	softrma_wire_xmit(qp, wqe, &pkt, NULL, 0);
+	softrma_wire_xmit(qp, wqe, &pkt, NULL, 0);	/* no payload to wait for */
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
 	softrma_wire_sent(w, wqe->next_psn);
 	return true;
@@ -205,7 +215,8 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 
 /*
  * Sends what @wqe has not sent, at most *@budget packets; false when the
- * rest has to wait.
+ * rest has to wait.  A payload whose ODP pages are not there yet leaves no
+ * budget: the send work tries again.
  */
 static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 				  struct softrma_wqe *wqe, u32 *budget)
@@ -222,10 +233,11 @@ static bool softrma_wire_send_wqe(struct softrma_qp *qp,
 		if (softrma_wqe_is_read(wqe)) {
 			if (!softrma_wire_send_read(qp, wqe))
 				return false;
-		} else if (softrma_wqe_waits_response(wqe)) {
-			softrma_wire_send_single(qp, wqe);
-		} else {
-			softrma_wire_send_data(qp, wqe);
+		} else if (!(softrma_wqe_waits_response(wqe) ?
+			     softrma_wire_send_single(qp, wqe) :
+			     softrma_wire_send_data(qp, wqe))) {
+			*budget = 0;
+			return false;
 		}
 	}
 	return true;

@@ -121,3 +121,9 @@ void roce_rsrc_answer(struct roce_rsrc *res, u32 mtu, struct roce_pkt *pkt,
 		break;
 	}
 }
+
+void roce_rsrc_unanswer(struct roce_rsrc *res)
+{
+	if (res->next > res->start)
+		res->next--;
+}

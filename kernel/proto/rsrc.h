@@ -67,4 +67,7 @@ struct roce_rsrc *roce_rsrc_pending(struct roce_rsrc_table *t);
 void roce_rsrc_answer(struct roce_rsrc *res, u32 mtu, struct roce_pkt *pkt,
 		      u64 *off);
 
+/* The last answer of @res did not go out: it is the next again. */
+void roce_rsrc_unanswer(struct roce_rsrc *res);
+
 #endif /* ROCE_PROTO_RSRC_H */

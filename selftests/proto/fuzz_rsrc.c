@@ -2,7 +2,7 @@
 /*
  * libFuzzer harness for the responder resources of kernel/proto/rsrc.c: the
  * input is a script of table operations (reset, accept a request, a
- * duplicate, send answers) on requests the responder could have accepted
+ * duplicate, send answers, one of them twice) on requests the responder could have accepted
  * (a READ of at most 2 GiB, an MTU of 256..4096).  Whatever the script,
  * every answer lies inside its resource (PSN, offset, length), a READ's
  * answers are MTU-sized but the last, and a duplicate is answered only for
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	roce_rsrc_reset(&t, (u32)take(&s, 1));
 	while (s.left) {
-		switch (take(&s, 1) % 4) {
+		switch (take(&s, 1) % 5) {
 		case 0:
 			roce_rsrc_reset(&t, (u32)take(&s, 1));
 			break;
@@ -105,6 +105,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (u32 n = 1 + (u32)take(&s, 2); n &&
 			     (res = roce_rsrc_pending(&t)); n--)
 				answer(res, mtu);
+			break;
+		case 4:
+			/* One that did not go out (ODP): sent again next. */
+			res = roce_rsrc_pending(&t);
+			if (res) {
+				answer(res, mtu);
+				roce_rsrc_unanswer(res);
+				CHECK(roce_rsrc_pending(&t) == res);
+				answer(res, mtu);
+			}
 			break;
 		}
 	}

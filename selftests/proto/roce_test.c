@@ -423,6 +423,11 @@ static void test_rsrc(void)
 	       pkt.payload_len == 1024 && off == 0 && pkt.msn == 5, "first");
 	roce_rsrc_answer(res, 1024, &pkt, &off);
 	EXPECT(pkt.opcode == ROCE_READ_RESP_MIDDLE && pkt.psn == 0xffffff, "middle");
+	roce_rsrc_unanswer(res);
+	EXPECT(roce_rsrc_pending(&t) == res, "one that did not go is left");
+	roce_rsrc_answer(res, 1024, &pkt, &off);
+	EXPECT(pkt.opcode == ROCE_READ_RESP_MIDDLE && pkt.psn == 0xffffff &&
+	       off == 1024, "and goes again");
 	roce_rsrc_answer(res, 1024, &pkt, &off);
 	EXPECT(pkt.opcode == ROCE_READ_RESP_LAST && pkt.psn == 0 &&
 	       pkt.payload_len == 952 && off == 2048, "last, across the PSN wrap");

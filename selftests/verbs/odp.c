@@ -109,14 +109,15 @@ static unsigned long long counter(const char *name)
 	return test_port_counter(ctx, name);
 }
 
-/* Posts one signaled WR of a's and waits for its completion. */
-static struct ibv_wc rma(struct side *a, enum ibv_wr_opcode opcode,
-			 struct ibv_mr *mr, void *addr, uint32_t len,
-			 struct ibv_mr *rmr, void *raddr)
+/* Posts one signaled WR of a's and waits @seconds for its completion. */
+static struct ibv_wc rma_within(struct side *a, enum ibv_wr_opcode opcode,
+				struct ibv_mr *mr, void *addr, uint32_t len,
+				struct ibv_mr *rmr, void *raddr, int seconds)
 {
 	struct ibv_sge sge = { (uintptr_t)addr, len, mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				  .opcode = opcode };
+				  .opcode = opcode,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 	if (opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
 	    opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
@@ -130,7 +131,15 @@ static struct ibv_wc rma(struct side *a, enum ibv_wr_opcode opcode,
 		wr.wr.rdma.remote_addr = (uintptr_t)raddr;
 		wr.wr.rdma.rkey = rmr->rkey;
 	}
-	return post_wait(a, &wr);
+	CHECK_EQ(ibv_post_send(a->qp, &wr, &bad), 0);
+	return test_poll_one(a->cq, seconds);
+}
+
+static struct ibv_wc rma(struct side *a, enum ibv_wr_opcode opcode,
+			 struct ibv_mr *mr, void *addr, uint32_t len,
+			 struct ibv_mr *rmr, void *raddr)
+{
+	return rma_within(a, opcode, mr, addr, len, rmr, raddr, 5);
 }
 
 static void expect_status(struct ibv_wc wc, enum ibv_wc_status want,
@@ -674,15 +683,15 @@ static void *dontneed_loop(void *arg)
 
 /*
  * The target's pages are taken back (MADV_DONTNEED) over and over while
- * 64 WRITEs of 1 MiB go into them: each completes, none waits for ever,
- * and once the loop stops a WRITE lands whole.  In packets the loop does
- * not pause: the responder answers RNR NAKs while a work faults the pages
- * in, rather than leave the requester to time out.  Locally the poster
- * faults them in itself, for 5 s at most, and the loop leaves 1 ms between
- * rounds (Documentation/admin-guide.md, ODP).  Each page may be faulted in
- * many times: the debug kernel takes a minute or two in packets.
+ * 16 WRITEs of 1 MiB go into them: each completes (within a minute: how
+ * soon depends on how often a fault wins the race), and once the loop
+ * stops a WRITE lands whole.  In packets the loop does not pause: the
+ * responder answers RNR NAKs while a work faults the pages in, rather than
+ * leave the requester to time out.  Locally the poster faults them in
+ * itself, for 5 s at most, and the loop leaves 1 ms between rounds
+ * (Documentation/admin-guide.md, ODP).
  */
-TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 120)
+TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 600)
 {
 	struct dontneed d = { .pause = variant->force_wire ? 0 : 1000 };
 	unsigned long long inval;
@@ -693,11 +702,13 @@ TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 120)
 	d.mem = self->mem[1];
 	inval = counter("odp_invalidations");
 	CHECK_EQ(pthread_create(&thread, NULL, dontneed_loop, &d), 0);
-	for (int i = 0; i < 64; i++)
-		expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->mr[0],
-				  self->mem[0] + (i % 4) * (1 << 20), 1 << 20,
-				  self->mr[1],
-				  (char *)self->mem[1] + (i % 3) * (1 << 20)),
+	for (int i = 0; i < 16; i++)
+		expect_status(rma_within(&self->p.a, IBV_WR_RDMA_WRITE,
+					 self->mr[0],
+					 self->mem[0] + (i % 4) * (1 << 20),
+					 1 << 20, self->mr[1],
+					 (char *)self->mem[1] + (i % 3) * (1 << 20),
+					 60),
 			      IBV_WC_SUCCESS, "WRITE while pages go");
 	d.stop = 1;
 	CHECK_EQ(pthread_join(thread, NULL), 0);
@@ -709,59 +720,53 @@ TEST_F_TIMEOUT(odp, pages_taken_back_during_writes, 120)
 	printf("# %lu rounds of MADV_DONTNEED\n", d.rounds);
 }
 
-struct write_loop {
+struct rma_loop {
 	struct side *s;
 	struct ibv_mr *mr, *rmr;
-	char *from, *to;
+	char *mem, *rmem;
 	volatile int *stop;
 	enum ibv_wc_status status;	/* the first that is not success */
-	unsigned long writes;
+	unsigned long ops;
 };
 
 /*
- * WRITEs of 1 MiB one after the other, from and to each MiB of the buffers
- * in turn, until *stop or one fails; each may wait for as long as the
- * pages are taken back.
+ * WRITEs of 1 MiB from mem to rmem and READs back, in turn, from and to
+ * each MiB of the buffers, until *stop or one fails; each may wait for as
+ * long as the pages are taken back.
  */
-static void *write_loop(void *arg)
+static void *rma_loop(void *arg)
 {
-	struct write_loop *w = arg;
-	struct ibv_sge sge = { (uintptr_t)w->from, 1 << 20, w->mr->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { (uintptr_t)w->to, w->rmr->rkey },
-	}, *bad;
+	struct rma_loop *l = arg;
 	struct ibv_wc wc;
 
-	for (int i = 0; !*w->stop; i++) {
-		sge.addr = (uintptr_t)w->from + (i % 4) * (1 << 20);
-		wr.wr.rdma.remote_addr = (uintptr_t)w->to + (i % 3) * (1 << 20);
-		CHECK_EQ(ibv_post_send(w->s->qp, &wr, &bad), 0);
-		wc = test_poll_one(w->s->cq, 120);
+	for (int i = 0; !*l->stop; i++) {
+		wc = rma_within(l->s, i % 2 ? IBV_WR_RDMA_READ :
+					      IBV_WR_RDMA_WRITE,
+				l->mr, l->mem + (i % 4) * (1 << 20), 1 << 20,
+				l->rmr, l->rmem + (i % 3) * (1 << 20), 120);
 		if (wc.status != IBV_WC_SUCCESS) {
-			w->status = wc.status;
+			l->status = wc.status;
 			break;
 		}
-		w->writes++;
+		l->ops++;
 	}
 	return NULL;
 }
 
 /*
- * A process takes its ODP MR's pages back without a pause while WRITEs of
- * 1 MiB go into them, and one page of the MR in another thread, faster
- * than a fault completes (an invalidation of any page of the MR makes a
- * fault in progress in it start again): the device faults apart from the
- * traffic of other QPs, which goes on (20 WRITEs of another pair complete
- * while the loops run), the WRITEs into the MR complete, and one after
- * the loops lands whole.
+ * A process takes the pages of both its ODP MRs back without a pause while
+ * WRITEs of 1 MiB go from one into the other and READs come back, and one
+ * page of the target in another thread, faster than a fault completes (an
+ * invalidation of any page of an MR makes a fault in progress in it start
+ * again).  The device faults apart from the traffic of other QPs, which
+ * goes on (20 WRITEs of another pair complete while the loops run); the
+ * WRITEs and READs complete, and a WRITE after the loops lands whole.
  */
 TEST_F_TIMEOUT(odp, others_flow_while_pages_go, 180)
 {
-	struct dontneed d[2] = {};
-	struct write_loop w;
-	pthread_t loop[2], writer;
+	struct dontneed d[3] = {};
+	struct rma_loop l;
+	pthread_t loop[3], mover;
 	struct pair q = {};
 
 	odp_init(self);
@@ -770,14 +775,15 @@ TEST_F_TIMEOUT(odp, others_flow_while_pages_go, 180)
 	d[0].mem = self->mem[1];
 	d[1].mem = (char *)self->mem[1] + REGION - 4096;
 	d[1].len = 4096;
-	w = (struct write_loop) { .s = &self->p.a, .mr = self->mr[0],
-				  .rmr = self->mr[1], .from = self->mem[0],
-				  .to = self->mem[1], .stop = &d[0].stop,
-				  .status = IBV_WC_SUCCESS };
-	for (int i = 0; i < 2; i++)
+	d[2].mem = self->mem[0];
+	l = (struct rma_loop) { .s = &self->p.a, .mr = self->mr[0],
+				.rmr = self->mr[1], .mem = self->mem[0],
+				.rmem = self->mem[1], .stop = &d[0].stop,
+				.status = IBV_WC_SUCCESS };
+	for (int i = 0; i < 3; i++)
 		CHECK_EQ(pthread_create(&loop[i], NULL, dontneed_loop, &d[i]),
 			 0);
-	CHECK_EQ(pthread_create(&writer, NULL, write_loop, &w), 0);
+	CHECK_EQ(pthread_create(&mover, NULL, rma_loop, &l), 0);
 	sleep(1);
 	for (int i = 0; i < 20; i++) {
 		fill(q.a.buf, 4096, i);
@@ -786,20 +792,21 @@ TEST_F_TIMEOUT(odp, others_flow_while_pages_go, 180)
 			      IBV_WC_SUCCESS, "another pair's WRITE");
 		CHECK(!memcmp(q.b.buf, q.a.buf, 4096), "another pair's data");
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		d[i].stop = 1;
 		CHECK_EQ(pthread_join(loop[i], NULL), 0);
 	}
-	CHECK_EQ(pthread_join(writer, NULL), 0);
-	expect_status((struct ibv_wc) { .status = w.status }, IBV_WC_SUCCESS,
-		      "a WRITE into the pages taken back");
+	CHECK_EQ(pthread_join(mover, NULL), 0);
+	expect_status((struct ibv_wc) { .status = l.status }, IBV_WC_SUCCESS,
+		      "a WRITE or READ of the pages taken back");
+	fill(self->mem[0], 1 << 20, 0x96);
 	expect_status(rma(&self->p.a, IBV_WR_RDMA_WRITE, self->mr[0],
 			  self->mem[0], 1 << 20, self->mr[1], self->mem[1]),
 		      IBV_WC_SUCCESS, "the last WRITE");
 	CHECK(!memcmp(self->mem[1], self->mem[0], 1 << 20), "WRITE data");
 	pair_fini(&q);
-	printf("# %lu and %lu rounds of MADV_DONTNEED, %lu WRITEs during them\n",
-	       d[0].rounds, d[1].rounds, w.writes);
+	printf("# %lu, %lu and %lu rounds of MADV_DONTNEED, %lu WRITEs and READs during them\n",
+	       d[0].rounds, d[1].rounds, d[2].rounds, l.ops);
 }
 
 struct stream {
