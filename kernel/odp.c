@@ -271,7 +271,7 @@ struct softrma_odp_side {
 };
 
 /*
- * A range that a piece of the receive path left to fault in, with an
+ * A range that a piece of a packet's copy left to fault in, with an
  * access to its MR that deregistration waits for.
  */
 struct softrma_odp_later {
@@ -376,7 +376,7 @@ void softrma_odp_release(struct softrma_odp_hold *h)
 }
 
 /*
- * Where the receive path would wait (nofault): a work faults @s's range
+ * Where a packet's copy would wait (nofault): a work faults @s's range
  * in, and the piece waits for it once, a jiffy at most.  Returns 0 to look
  * again, -EAGAIN to come back later, or the side's error when the work
  * could not fault its page in.
@@ -454,11 +454,13 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
  * @src_ahead: the bytes from there that the access reads in that MR
  *
  * The piece lies within one page of each side.  The ODP sides' pages are
- * faulted in as needed and locked mapped until the release.  The receive
- * path, which every QP of a namespace waits for, sets h->nofault: the
- * core's fault of a range starts again whenever its process invalidates a
- * page of the MR, for as long as it goes on, so a work faults the pages
- * in instead while the request is refused for now.
+ * faulted in as needed and locked mapped until the release.  A copy to or
+ * from a packet (softrma_sgl.nofault) sets h->nofault: it runs in the
+ * receive path, which every QP of a namespace waits for, or under an RC
+ * QP's lock that the receive path needs, and the core's fault of a range
+ * starts again whenever its process invalidates a page of the MR, for as
+ * long as that goes on; so a work faults the pages in instead, and the
+ * piece waits for it a jiffy at most.
  *
  * Context: Process context; may sleep and fault; holds the umem mutexes.
  * Return: 0; -EACCES when @dst, -EFAULT when @src cannot be faulted in
