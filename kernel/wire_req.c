@@ -82,6 +82,18 @@ static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
 		w->max_psn = end_psn;
 }
 
+/* Sends @pkt, the one PSN at next_psn of @wqe; false when it has to wait. */
+static bool softrma_wire_send_next(struct softrma_qp *qp,
+				   struct softrma_wqe *wqe, struct roce_pkt *pkt,
+				   u64 off)
+{
+	if (softrma_wire_xmit(qp, wqe, pkt, &wqe->sgl, off))
+		return false;
+	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
+	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
+	return true;
+}
+
 /*
  * Asks for an acknowledgement at the end of a message, and often enough
  * that the window never waits for one.
@@ -129,11 +141,7 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
 		pkt.imm = msg->imm_data;
 		pkt.inv_rkey = msg->inv_rkey;
 	}
-	if (softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, off))
-		return false;
-	softrma_wire_sent(w, roce_psn_add(wqe->next_psn, 1));
-	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
-	return true;
+	return softrma_wire_send_next(qp, wqe, &pkt, off);
 }
 
 /* An atomic, FLUSH or ATOMIC WRITE: one packet, one PSN; false: it waits. */
@@ -169,11 +177,7 @@ static bool softrma_wire_send_single(struct softrma_qp *qp,
 		pkt.feth = msg->flush_type | msg->flush_level << 4;
 		break;
 	}
-	if (softrma_wire_xmit(qp, wqe, &pkt, &wqe->sgl, 0))
-		return false;
-	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
-	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
-	return true;
+	return softrma_wire_send_next(qp, wqe, &pkt, 0);
 }
 
 /*
