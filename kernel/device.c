@@ -216,6 +216,7 @@ static void softrma_dealloc_driver(struct ib_device *ibdev)
 	softrma_list_del(sdev);
 	softrma_fault_fini(sdev);
 	softrma_objs_check_empty(sdev);
+	flush_workqueue(softrma_wq);		/* MRs that softirq let go of */
 	WARN_ON(!xa_empty(&sdev->mr_xa));
 	xa_destroy(&sdev->mr_xa);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
@@ -418,8 +419,8 @@ static void softrma_init_ib_dev(struct softrma_dev *sdev,
 	struct ib_device *ibdev = &sdev->ib_dev;
 
 	INIT_LIST_HEAD(&sdev->list);
-	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&sdev->mcg_list);

@@ -121,7 +121,7 @@ static int softrma_local_transmit(struct softrma_qp *qp,
 	if (!peer)
 		return softrma_local_complete(qp, msg, SOFTRMA_RESP_DROPPED);
 	msg->recv_cqe = &recv;
-	mutex_lock(&peer->rq_lock);
+	softrma_qp_lock_rq(peer);
 	res = softrma_resp_execute_locked(peer, msg);
 	ret = softrma_local_complete(qp, msg, res);
 	softrma_resp_post_recv(peer, &recv);

@@ -72,9 +72,9 @@ int softrma_mr_assign_key(struct softrma_dev *sdev, struct softrma_mr *mr,
 	err = softrma_obj_add(sdev, obj);
 	if (err)
 		return err;
-	err = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
-			      XA_LIMIT(1, SOFTRMA_MR_INDEX_MAX),
-			      &sdev->mr_next, GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->mr_xa, &index, mr,
+				 XA_LIMIT(1, SOFTRMA_MR_INDEX_MAX),
+				 &sdev->mr_next, GFP_KERNEL);
 	if (err < 0) {
 		softrma_obj_del(sdev, obj);
 		return err == -EBUSY ? -ENOMEM : err;
@@ -299,14 +299,14 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 			return ERR_CAST(trans);
 	}
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	if (atomic_read(&mr->windows)) {
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 		err = -EBUSY;
 		goto out;
 	}
 	WRITE_ONCE(mr->valid, false);
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	softrma_mr_wait_users(mr);
 
 	if (trans)
@@ -318,7 +318,7 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 			return ERR_CAST(trans);
 	}
 	/* Under the lock: a power failure reads a valid MR's (persist.c). */
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	if (trans) {
 		swap(mr->umem, trans->umem);
 		swap(mr->pages, trans->pages);
@@ -333,7 +333,7 @@ struct ib_mr *softrma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (flags & IB_MR_REREG_PD)
 		WRITE_ONCE(mr->ibmr.pd, pd);
 	softrma_mr_publish(mr);
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 out:
 	if (!IS_ERR_OR_NULL(trans))
 		softrma_mr_free(trans);
@@ -460,7 +460,7 @@ int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
 	if (!mr || !softrma_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
 	    mr->valid)
@@ -487,7 +487,7 @@ int softrma_mr_fast_reg(struct softrma_dev *sdev, struct ib_pd *pd, u32 key,
 	softrma_mr_publish(mr);
 	err = 0;
 out:
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	return err;
 }
 
@@ -522,20 +522,20 @@ int softrma_mr_invalidate(struct ib_qp *qp, u32 key)
 	struct softrma_mr *mr;
 	int err;
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
 	if (!mr || !(softrma_mr_is_fast_reg(mr) || mr->mw_type) ||
 	    mr->ibmr.pd != softrma_qp_resp_pd(to_sqp(qp)) || mr->key != key) {
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 		return -EINVAL;
 	}
 	refcount_inc(&mr->ref);
 	if (mr->mw_type) {
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 		err = softrma_mw_invalidate(qp, mr, key);
 	} else {
 		WRITE_ONCE(mr->valid, false);
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 		softrma_mr_wait_users(mr);
 		err = 0;
 	}
@@ -579,12 +579,26 @@ void softrma_mr_put(struct softrma_mr *mr)
 	wake_up_var(&mr->users);
 }
 
-/* Drops a reference to the object; the last one unpins and frees it. */
+static void softrma_mr_free_work(struct work_struct *work)
+{
+	softrma_mr_free(container_of(work, struct softrma_mr, free_work));
+}
+
+/*
+ * Drops a reference to the object; the last one unpins and frees it, in a
+ * work when the receive softirq lets go of the last list that named an MR
+ * deregistered meanwhile (softrma_dealloc_driver() waits for it).
+ */
 void softrma_mr_unref(struct softrma_mr *mr)
 {
-	might_sleep();
-	if (refcount_dec_and_test(&mr->ref))
+	if (!refcount_dec_and_test(&mr->ref))
+		return;
+	if (!in_softirq()) {
 		softrma_mr_free(mr);
+		return;
+	}
+	INIT_WORK(&mr->free_work, softrma_mr_free_work);
+	queue_work(softrma_wq, &mr->free_work);
 }
 
 /*
@@ -598,13 +612,13 @@ int softrma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softrma_dev *sdev = to_sdev(ibmr->device);
 	struct softrma_mr *mr = to_smr(ibmr);
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	if (atomic_read(&mr->windows)) {
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 		return -EBUSY;
 	}
 	__xa_erase(&sdev->mr_xa, ibmr->lkey >> 8);
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	trace_softrma_mr_dereg(sdev, mr);
 	softrma_obj_del(sdev, SOFTRMA_OBJ_MR);
 	softrma_users_drain(&mr->users);
@@ -620,12 +634,12 @@ static struct softrma_mr *softrma_mr_find(struct softrma_dev *sdev, u32 key)
 {
 	struct softrma_mr *mr;
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	mr = xa_load(&sdev->mr_xa, key >> 8);
 	if (mr && (mr->key != key || !mr->valid ||
 		   !softrma_users_get(&mr->users)))
 		mr = NULL;
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	return mr;
 }
 

@@ -50,9 +50,9 @@ static void softrma_mw_unbind(struct softrma_dev *sdev, struct softrma_mr *win)
 	struct softrma_mr *mr = win->parent;
 
 	lockdep_assert_held(&win->bind_lock);
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	WRITE_ONCE(win->valid, false);
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	if (!mr)
 		return;
 	softrma_mr_wait_users(win);
@@ -67,7 +67,7 @@ int softrma_dealloc_mw(struct ib_mw *ibmw)
 	struct softrma_mr *win = to_smw(ibmw)->win;
 
 	mutex_lock(&win->bind_lock);
-	xa_erase(&sdev->mr_xa, win->key >> 8);
+	xa_erase_bh(&sdev->mr_xa, win->key >> 8);
 	softrma_mw_unbind(sdev, win);
 	mutex_unlock(&win->bind_lock);
 	softrma_obj_del(sdev, SOFTRMA_OBJ_MW);
@@ -85,13 +85,13 @@ static struct softrma_mr *softrma_mw_lookup(struct softrma_dev *sdev, u32 key)
 {
 	struct softrma_mr *win;
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	win = xa_load(&sdev->mr_xa, key >> 8);
 	if (win && win->mw_type)
 		refcount_inc(&win->ref);
 	else
 		win = NULL;
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 	return win;
 }
 
@@ -144,13 +144,13 @@ static struct softrma_mr *softrma_mw_hold_mr(struct softrma_dev *sdev,
 	if (mr->umem && !softrma_mr_is_odp(mr) &&
 	    (!(access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) ||
 	     (mr->access & IB_ACCESS_LOCAL_WRITE))) {
-		xa_lock(&sdev->mr_xa);
+		xa_lock_bh(&sdev->mr_xa);
 		if (xa_load(&sdev->mr_xa, mr->key >> 8) == mr && mr->valid) {
 			atomic_inc(&mr->windows);
 			refcount_inc(&mr->ref);
 			held = mr;
 		}
-		xa_unlock(&sdev->mr_xa);
+		xa_unlock_bh(&sdev->mr_xa);
 	}
 	softrma_mr_put(mr);
 	return held;
@@ -166,7 +166,7 @@ static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 {
 	u64 addr = sqe->wr.bind.addr, pos;
 
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	WRITE_ONCE(win->key, sqe->wr.bind.new_key);
 	if (mr) {
 		pos = softrma_mr_pos(mr, addr);
@@ -179,7 +179,7 @@ static void softrma_mw_set(struct softrma_dev *sdev, struct softrma_mr *win,
 		win->qp_serial = qp_serial;
 		softrma_mr_publish(win);
 	}
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 }
 
 /**

@@ -9,15 +9,18 @@
  *
  * Transmit builds the IP and UDP headers here, so that the ICRC covers the
  * headers as they go out, and hands the packet to ip_local_out().  Receive
- * takes packets from the socket in softirq context and processes them in
- * process context, because the responder sleeps: in a work item, or, as
- * NAPI's busy polling does, in the doorbell of a QP on the wire, whose
- * application waits for these packets anyway and would otherwise wait for
- * the work to be scheduled too.  One context at a time processes a
- * namespace's packets, so that each QP's stay in order.  Responses
- * (acknowledgements, READ responses) wait in a queue of their own that goes
- * first: an ACK queued behind the window of requests it answers would hold
- * the requester back until they are all placed.
+ * processes the common packet in the softirq of its arrival: an in-order
+ * request of an RC QP, or a response, when no process holds the half of
+ * the QP it needs (softrma_qp_enter()) and the packet needs nothing that
+ * sleeps.  Any other packet, and every packet behind one, waits for
+ * process context: a work item, or, as NAPI's busy polling does, the
+ * doorbell of a QP on the wire, whose application waits for these packets
+ * anyway and would otherwise wait for the work to be scheduled too.  One
+ * context at a time processes a namespace's packets, so that each QP's
+ * stay in order.  Responses (acknowledgements, READ responses) wait in a
+ * queue of their own that goes first: an ACK queued behind the window of
+ * requests it answers would hold the requester back until they are all
+ * placed.
  *
  * Datagrams (UD, GSI) are sent and delivered here; packets of connected
  * QPs go to the wire transport (wire.c), over IPv4 and IPv6 alike.
@@ -83,7 +86,8 @@ static DEFINE_MUTEX(softrma_netsocks_lock);
 /* Bytes in front of the RoCE headers of a packet we build. */
 #define SOFTRMA_NET_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
-static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb);
+static bool softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb,
+			      bool now);
 
 static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
 {
@@ -132,10 +136,11 @@ static bool softrma_net_rx_claim(struct softrma_netsock *ns)
  * softrma_net_rx_defer_ack() - Has the responder's ACK sent with the batch's.
  * @qp: a QP on the wire whose responder defers an ACK
  *
- * The context that processes received packets sends the deferred ACKs
- * once it has processed SOFTRMA_NET_POLL_PKTS of them, or all there were.
+ * The process context that processes received packets sends the deferred
+ * ACKs once it has processed SOFTRMA_NET_POLL_PKTS of them, or all there
+ * were.
  *
- * Context: Under @qp's rq_lock.
+ * Context: Under @qp's rq_lock, or its gate.
  * Return: false when this is not that context: the ACK goes now.
  */
 bool softrma_net_rx_defer_ack(struct softrma_qp *qp)
@@ -143,8 +148,8 @@ bool softrma_net_rx_defer_ack(struct softrma_qp *qp)
 	struct softrma_dev *sdev = to_sdev(qp->ibqp.device);
 	struct softrma_wire *w = qp->wire;
 
-	lockdep_assert_held(&qp->rq_lock);
-	if (!softrma_net_in_rx(sdev))
+	softrma_qp_assert_rq(qp);
+	if (in_softirq() || !softrma_net_in_rx(sdev))
 		return false;
 	if (list_empty(&w->ack_entry)) {
 		if (!softrma_users_get(&qp->users))
@@ -166,9 +171,22 @@ static void softrma_net_rx_send_acks(struct softrma_netsock *ns)
 }
 
 /*
+ * Gives up the claim; what arrived while it kept the work from being
+ * queued is left to the work.
+ */
+static void softrma_net_rx_release(struct softrma_netsock *ns)
+{
+	WRITE_ONCE(ns->rx_owner, NULL);
+	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
+	smp_mb__after_atomic();		/* the flag, then the queues */
+	wake_up_bit(&ns->rx_flags, SOFTRMA_NET_RX_BUSY);
+	if (softrma_net_rx_pending(ns))
+		softrma_net_rx_wake(ns);
+}
+
+/*
  * Processes at most @budget received packets, in batches that end with
- * their deferred ACKs, and gives up the claim; what is left, and what
- * arrived while the claim kept the work from being queued, is left to the
+ * their deferred ACKs, and gives up the claim, leaving the rest to the
  * work.  A batch's ACKs may come back through lo: the next batch takes them.
  */
 static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
@@ -179,19 +197,14 @@ static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
 	do {
 		for (batch = 0; batch < min(budget, SOFTRMA_NET_POLL_PKTS) &&
 				(skb = softrma_net_rx_next(ns)); batch++) {
-			softrma_net_rx_one(ns, skb);
+			softrma_net_rx_one(ns, skb, false);
 			kfree_skb(skb);
 			cond_resched();
 		}
 		softrma_net_rx_send_acks(ns);
 		budget -= batch;
 	} while (batch && budget);
-	WRITE_ONCE(ns->rx_owner, NULL);
-	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
-	smp_mb__after_atomic();		/* the flag, then the queues */
-	wake_up_bit(&ns->rx_flags, SOFTRMA_NET_RX_BUSY);
-	if (softrma_net_rx_pending(ns))
-		softrma_net_rx_wake(ns);
+	softrma_net_rx_release(ns);
 }
 
 static void softrma_net_rx_work(struct work_struct *work)
@@ -237,13 +250,13 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 }
 
 /*
- * Whether this is the context that processes @sdev's received packets, on
+ * Whether this is a context that processes @sdev's received packets, on
  * which every RoCE packet of its namespace waits: nothing in it may wait
  * for a user's accesses.
  */
 bool softrma_net_in_rx(const struct softrma_dev *sdev)
 {
-	return READ_ONCE(sdev->netsock->rx_owner) == current;
+	return in_softirq() || READ_ONCE(sdev->netsock->rx_owner) == current;
 }
 
 u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns)
@@ -283,12 +296,29 @@ static void softrma_net_rx_queue(struct softrma_netsock *ns, struct sk_buff *skb
 	softrma_net_rx_wake(ns);
 }
 
+/*
+ * Processes @skb at once when no context processes the namespace's packets
+ * and none is queued; else queues it, before a later packet can claim.
+ */
+static void softrma_net_rx_now(struct softrma_netsock *ns, struct sk_buff *skb)
+{
+	if (test_and_set_bit_lock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags)) {
+		softrma_net_rx_queue(ns, skb);
+		return;
+	}
+	if (!softrma_net_rx_pending(ns) && softrma_net_rx_one(ns, skb, true))
+		consume_skb(skb);
+	else
+		softrma_net_rx_queue(ns, skb);
+	softrma_net_rx_release(ns);
+}
+
 static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct softrma_netsock *ns = rcu_dereference_sk_user_data(sk);
 
 	if (ns)
-		softrma_net_rx_queue(ns, skb);
+		softrma_net_rx_now(ns, skb);
 	else
 		kfree_skb(skb);
 	return 0;
@@ -572,7 +602,7 @@ static struct sk_buff *softrma_net_build(struct dst_entry *dst,
 	int err;
 
 	skb = alloc_skb(headroom + hdr_len + len + pkt->pad + ROCE_ICRC_LEN,
-			GFP_KERNEL);
+			in_softirq() ? GFP_ATOMIC : GFP_KERNEL);
 	if (!skb)
 		return ERR_PTR(-ENOMEM);
 	skb_reserve(skb, headroom);
@@ -820,11 +850,14 @@ static int softrma_net_rx_datagram(struct softrma_dev *sdev,
 	return res == SOFTRMA_RESP_ACK ? SOFTRMA_CNT_NUM : SOFTRMA_CNT_RCVD_DROPPED;
 }
 
+/* Not processed in the softirq (@now): for process context. */
+#define SOFTRMA_NET_RX_LATER	(-1)
+
 /* An RC or UC packet from @from, for the QP of @sdev it names. */
 static int softrma_net_rx_connected(struct softrma_dev *sdev,
 				    const struct roce_pkt *pkt,
 				    const u8 *payload,
-				    const struct softrma_av *from)
+				    const struct softrma_av *from, bool now)
 {
 	struct softrma_qp *qp;
 	int drop = SOFTRMA_CNT_NUM;
@@ -835,8 +868,8 @@ static int softrma_net_rx_connected(struct softrma_dev *sdev,
 	if (softrma_wire_group(qp) != roce_opcode_group(pkt->opcode) ||
 	    !READ_ONCE(qp->on_wire))
 		drop = SOFTRMA_CNT_RCVD_NO_QP;
-	else
-		softrma_wire_rx(qp, pkt, payload, from);
+	else if (!softrma_wire_rx(qp, pkt, payload, from, now))
+		drop = SOFTRMA_NET_RX_LATER;
 	softrma_qp_put(qp);
 	return drop;
 }
@@ -872,51 +905,74 @@ static bool softrma_net_rx_addrs(struct sk_buff *skb, struct softrma_av *av)
 
 /*
  * A packet for @sdev: lengths first, the ICRC, the transport headers, then
- * the transport.  Returns the counter of a drop, or SOFTRMA_CNT_NUM.
+ * the transport.  Returns the counter of a drop, SOFTRMA_CNT_NUM, or
+ * SOFTRMA_NET_RX_LATER, having counted nothing.
  */
 static int softrma_net_rx_packet(struct softrma_dev *sdev, struct sk_buff *skb,
-				 struct softrma_av *av)
+				 struct softrma_av *av, bool now)
 {
 	struct udphdr *uh = udp_hdr(skb);
 	u32 udp_len = ntohs(uh->len);
 	struct roce_pkt pkt;
-	u8 *payload;
+	u8 *bth;
+	int drop;
 
 	if (udp_len < sizeof(*uh) + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
 		return SOFTRMA_CNT_RCVD_MALFORMED;
-	softrma_count_add(sdev, SOFTRMA_CNT_RCVD_BYTES, udp_len - sizeof(*uh));
+	bth = (u8 *)(uh + 1);
 	if (!roce_icrc_ok(skb_network_header(skb),
 			  skb->protocol == htons(ETH_P_IPV6),
 			  (const u8 *)uh, udp_len))
-		return SOFTRMA_CNT_RCVD_ICRC_ERR;
-	if (roce_parse(&pkt, (u8 *)(uh + 1), udp_len - sizeof(*uh)) != ROCE_OK)
-		return SOFTRMA_CNT_RCVD_MALFORMED;
-	payload = (u8 *)(uh + 1) + roce_hdr_len(pkt.opcode);
-	if (roce_opcode_group(pkt.opcode) == ROCE_UD)
-		return softrma_net_rx_datagram(sdev, &pkt, av, payload);
-	return softrma_net_rx_connected(sdev, &pkt, payload, av);
+		drop = SOFTRMA_CNT_RCVD_ICRC_ERR;
+	else if (roce_parse(&pkt, bth, udp_len - sizeof(*uh)) != ROCE_OK)
+		drop = SOFTRMA_CNT_RCVD_MALFORMED;
+	else if (roce_opcode_group(pkt.opcode) != ROCE_UD)
+		drop = softrma_net_rx_connected(sdev, &pkt,
+						bth + roce_hdr_len(pkt.opcode),
+						av, now);
+	else if (now)
+		drop = SOFTRMA_NET_RX_LATER;
+	else
+		drop = softrma_net_rx_datagram(sdev, &pkt, av,
+					       bth + roce_hdr_len(pkt.opcode));
+	if (drop != SOFTRMA_NET_RX_LATER)
+		softrma_count_add(sdev, SOFTRMA_CNT_RCVD_BYTES,
+				  udp_len - sizeof(*uh));
+	return drop;
 }
 
-/* One received packet, for the device that owns its destination address. */
-static void softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb)
+/*
+ * One received packet, for the device that owns its destination address;
+ * in the softirq (@now), false when it is left for process context.
+ */
+static bool softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb,
+			       bool now)
 {
 	struct softrma_av av = {};
 	struct softrma_dev *sdev;
 	int drop;
 
 	if (skb_linearize(skb) || !softrma_net_rx_addrs(skb, &av))
-		return;
+		return true;
 	/* A multicast is for the device of the netdev it came in on. */
-	if (rdma_is_multicast_addr((struct in6_addr *)av.dgid.raw))
+	if (rdma_is_multicast_addr((struct in6_addr *)av.dgid.raw)) {
+		if (now)
+			return false;
 		sdev = softrma_get_dev_by_ifindex(ns->net, skb->skb_iif);
-	else
+	} else {
 		sdev = softrma_get_dev_by_gid(ns->net, &av.dgid);
+	}
 	if (!sdev)
-		return;
-	softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);
-	drop = softrma_net_rx_packet(sdev, skb, &av);
-	if (drop != SOFTRMA_CNT_NUM)
-		softrma_drop(sdev, drop);
+		return true;
+	drop = softrma_net_rx_packet(sdev, skb, &av, now);
+	if (drop != SOFTRMA_NET_RX_LATER) {
+		softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);
+		if (now)
+			softrma_count(sdev, SOFTRMA_CNT_RCVD_SOFTIRQ);
+		if (drop != SOFTRMA_CNT_NUM)
+			softrma_drop(sdev, drop);
+	}
 	ib_device_put(&sdev->ib_dev);
+	return drop != SOFTRMA_NET_RX_LATER;
 }

@@ -195,8 +195,13 @@ int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 	struct ib_umem_odp *odp;
 	unsigned long pages;
 
-	if (softrma_mr_range_is_implicit(start, length))
-		return softrma_odp_get_implicit(mr, ibdev, access);
+	if (softrma_mr_range_is_implicit(start, length)) {
+		int err = softrma_odp_get_implicit(mr, ibdev, access);
+
+		if (!err)
+			atomic_inc(&to_sdev(ibdev)->odp_mrs);
+		return err;
+	}
 	/* Charged first: the lists are allocated at once. */
 	pages = softrma_odp_pages_of(start, length);
 	if (!softrma_odp_charge(pages))
@@ -208,6 +213,7 @@ int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 	}
 	mr->umem = &odp->umem;
 	mr->page_offset = ib_umem_offset(mr->umem);
+	atomic_inc(&to_sdev(ibdev)->odp_mrs);
 	return 0;
 }
 
@@ -224,6 +230,7 @@ void softrma_odp_put(struct softrma_mr *mr)
 	struct mm_struct *mm = odp->umem.owning_mm;
 	unsigned long idx;
 
+	atomic_dec(&to_sdev(odp->umem.ibdev)->odp_mrs);
 	if (!odp->is_implicit_odp) {
 		softrma_odp_uncharge(softrma_odp_pages_of(odp->umem.address,
 							  odp->umem.length));
@@ -415,6 +422,9 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 		swap(h->odp[0], h->odp[1]);
 	if (!h->odp[0])
 		return 0;
+	/* The receive softirq, with an MR registered since it looked. */
+	if (in_softirq())
+		return -EAGAIN;
 	for (;;) {
 		softrma_odp_lock(h);
 		missing = !softrma_odp_present(&side[0]) ? &side[0] :

@@ -248,9 +248,9 @@ void softrma_persist_power_fail(struct softrma_dev *sdev)
 	unsigned long index;
 
 	/* A valid MR's pages and log change only under the lock, or not at all. */
-	xa_lock(&sdev->mr_xa);
+	xa_lock_bh(&sdev->mr_xa);
 	xa_for_each(&sdev->mr_xa, index, mr)
 		if (mr->valid && mr->persist)
 			softrma_persist_undo(mr);
-	xa_unlock(&sdev->mr_xa);
+	xa_unlock_bh(&sdev->mr_xa);
 }

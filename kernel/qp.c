@@ -81,15 +81,16 @@ void softrma_qp_set_error(struct softrma_qp *qp)
  * Whether @from, the GIDs a request for the connected QP @qp came with, are
  * those of its connection the other way round; counts the request if not.
  * RoCE carries no source QPN: on the wire the addresses and the PSN are
- * all that tell the peer from a stranger.  Either lock keeps the path
- * still: modify_qp holds both.
+ * all that tell the peer from a stranger.  Either lock, or the gate,
+ * keeps the path still: modify_qp holds both locks.
  */
 bool softrma_qp_from_peer(struct softrma_qp *qp, const struct softrma_av *from)
 {
 	const struct softrma_av *path = &qp->path;
 
 	lockdep_assert(lockdep_is_held(&qp->sq_lock) ||
-		       lockdep_is_held(&qp->rq_lock));
+		       lockdep_is_held(&qp->rq_lock) ||
+		       lockdep_is_held(&qp->gate));
 	if (from && !memcmp(&from->sgid, &path->dgid, sizeof(path->dgid)) &&
 	    !memcmp(&from->dgid, &path->sgid, sizeof(path->sgid)))
 		return true;
@@ -102,11 +103,11 @@ struct softrma_qp *softrma_qp_get(struct softrma_dev *sdev, u32 qpn)
 {
 	struct softrma_qp *qp;
 
-	xa_lock(&sdev->qp_xa);
+	xa_lock_bh(&sdev->qp_xa);
 	qp = xa_load(&sdev->qp_xa, qpn);
 	if (qp && !softrma_users_get(&qp->users))
 		qp = NULL;
-	xa_unlock(&sdev->qp_xa);
+	xa_unlock_bh(&sdev->qp_xa);
 	return qp;
 }
 
@@ -203,11 +204,11 @@ static int softrma_qp_reserve_qpn(struct softrma_dev *sdev,
 
 	if (type == IB_QPT_GSI) {
 		*qpn = 1;
-		return xa_insert(&sdev->qp_xa, *qpn, NULL, GFP_KERNEL);
+		return xa_insert_bh(&sdev->qp_xa, *qpn, NULL, GFP_KERNEL);
 	}
-	err = xa_alloc_cyclic(&sdev->qp_xa, qpn, NULL,
-			      XA_LIMIT(SOFTRMA_FIRST_QPN, SOFTRMA_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	err = xa_alloc_cyclic_bh(&sdev->qp_xa, qpn, NULL,
+				 XA_LIMIT(SOFTRMA_FIRST_QPN, SOFTRMA_QPN_MAX),
+				 &sdev->qp_next, GFP_KERNEL);
 	return err < 0 ? err : 0;
 }
 
@@ -238,6 +239,7 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	mutex_init(&qp->sq_lock);
 	mutex_init(&qp->rq_lock);
+	spin_lock_init(&qp->gate);
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->post_lock);
 	INIT_DELAYED_WORK(&qp->retry_work, softrma_sq_retry_work);
@@ -273,11 +275,11 @@ int softrma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
-	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store_bh(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_qpn:
-	xa_erase(&sdev->qp_xa, qpn);
+	xa_erase_bh(&sdev->qp_xa, qpn);
 err_queues:
 	softrma_wire_destroy(qp);
 	softrma_queue_destroy(&qp->rq);
@@ -381,8 +383,8 @@ static void softrma_cq_clean(struct ib_cq *ibcq, struct softrma_qp *qp)
  */
 static void softrma_qp_clean_cqs(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_sq(qp);
+	softrma_qp_assert_rq(qp);
 	softrma_cq_clean(qp->ibqp.send_cq, qp);
 	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		softrma_cq_clean(qp->ibqp.recv_cq, qp);
@@ -449,7 +451,7 @@ void softrma_qp_event(struct softrma_qp *qp, enum ib_event_type type)
  */
 void softrma_qp_check_drained(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (!qp->sqd_notify || softrma_qp_state(qp) != IB_QPS_SQD ||
 	    qp->head_wait || softrma_wire_sq_busy(qp))
 		return;
@@ -467,8 +469,8 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 
-	mutex_lock(&qp->sq_lock);
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_sq(qp);
+	softrma_qp_lock_rq(qp);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (cur != qp->state ||
@@ -512,7 +514,7 @@ int softrma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct softrma_qp *qp = to_sqp(ibqp);
 
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	*attr = qp->attr;
 	mutex_unlock(&qp->sq_lock);
 	attr->qp_state = softrma_qp_state(qp);
@@ -539,17 +541,17 @@ int softrma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softrma_qp *qp = to_sqp(ibqp);
 
 	softrma_mcast_detach_qp(qp);
-	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	xa_erase_bh(&sdev->qp_xa, ibqp->qp_num);
 	softrma_users_drain(&qp->users);
 
 	/* Under sq_lock: a requester either re-armed already or sees dying. */
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	WRITE_ONCE(qp->dying, true);
 	mutex_unlock(&qp->sq_lock);
 	cancel_work_sync(&qp->work);
 	cancel_delayed_work_sync(&qp->retry_work);
 	softrma_wire_destroy(qp);
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	softrma_resp_abandon(qp, false);
 	mutex_unlock(&qp->rq_lock);
 

@@ -121,7 +121,7 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
 	};
 	bool solicited = status != IB_WC_SUCCESS;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	softrma_sgl_release(&qp->resp.rqe_sgl);
 	qp->resp.rqe_held = false;
 	if (msg) {
@@ -171,7 +171,7 @@ static bool softrma_resp_complete_rqe(struct softrma_qp *qp,
  */
 void softrma_resp_post_recv(struct softrma_qp *qp, struct softrma_recv_cqe *rc)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (!rc->held)
 		return;
 	rc->held = false;
@@ -360,7 +360,7 @@ static enum softrma_resp_result softrma_resp_move(struct softrma_msg *msg,
  */
 void softrma_resp_end_msg(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	softrma_sgl_release(&qp->resp.target);
 	qp->resp.offset = 0;
 	qp->resp.length = 0;
@@ -649,7 +649,7 @@ static enum softrma_resp_result softrma_resp_rdma_flush(struct softrma_qp *qp,
  */
 bool softrma_resp_admits(struct softrma_qp *qp, const struct softrma_av *from)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (!softrma_qp_responds(qp) ||
 	    !softrma_state_responds(softrma_qp_state(qp)))
 		return false;
@@ -706,7 +706,7 @@ enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
 {
 	enum softrma_resp_result res;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (!softrma_qp_is_xrc_tgt(qp))
 		return softrma_resp_dispatch(qp, msg);
 	res = softrma_xrc_enter(qp, msg);
@@ -730,7 +730,7 @@ enum softrma_resp_result softrma_resp_request(struct softrma_qp *qp,
 enum softrma_resp_result softrma_resp_outcome(struct softrma_qp *qp,
 					      enum softrma_resp_result res)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (!softrma_qp_is_reliable(qp) && res != SOFTRMA_RESP_ACK)
 		return SOFTRMA_RESP_DROPPED;
 	if (softrma_resp_fatal(res))
@@ -818,7 +818,7 @@ enum softrma_resp_result softrma_resp_execute_locked(struct softrma_qp *qp,
 {
 	enum softrma_resp_result res;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	/*
 	 * Not for this QP: requests of another transport, or of anyone when
 	 * its peer speaks in packets.
@@ -850,7 +850,7 @@ enum softrma_resp_result softrma_resp_execute(struct softrma_qp *qp,
 {
 	enum softrma_resp_result res;
 
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	res = softrma_resp_execute_locked(qp, msg);
 	mutex_unlock(&qp->rq_lock);
 	return res;
@@ -873,7 +873,7 @@ void softrma_resp_flush_err(struct softrma_qp *qp)
 	bool last_wqe = false;
 	u32 done = 0;
 
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	if (softrma_qp_state(qp) == IB_QPS_ERR) {
 		if (qp->wire)
 			softrma_wire_resp_reset(qp);

@@ -31,7 +31,7 @@ static int softrma_fill_wire(struct sk_buff *msg, struct softrma_qp *qp)
 	struct softrma_wire *w = qp->wire;
 	int err;
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (rdma_nl_put_driver_u32(msg, "wqes_in_flight",
 				   w->next_index - qp->sq.index) ||
 	    rdma_nl_put_driver_u32(msg, "window", w->window) ||
@@ -42,7 +42,7 @@ static int softrma_fill_wire(struct sk_buff *msg, struct softrma_qp *qp)
 	if (rdma_nl_put_driver_u32(msg, "send_psn", w->send_psn) ||
 	    rdma_nl_put_driver_u32(msg, "unacked_psn", w->comp_psn))
 		return -EMSGSIZE;
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	err = rdma_nl_put_driver_u32(msg, "expected_psn", w->resp.epsn) ||
 	      rdma_nl_put_driver_u32(msg, "msn", w->resp.msn) ? -EMSGSIZE : 0;
 	mutex_unlock(&qp->rq_lock);
@@ -63,7 +63,7 @@ int softrma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	if (rdma_nl_put_driver_string(msg, "transport",
 				      softrma_qp_transport_name(qp)))
 		goto out;

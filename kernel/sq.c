@@ -254,7 +254,7 @@ static void softrma_sq_head_wait(struct softrma_qp *qp, unsigned long delay)
  */
 bool softrma_sq_rnr_wait(struct softrma_qp *qp, u8 timer)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	softrma_sq_head_retried(qp);
 	if (qp->attr.rnr_retry != 7) {
 		if (!qp->rnr_left)
@@ -282,7 +282,7 @@ bool softrma_sq_lost_wait(struct softrma_qp *qp)
 {
 	unsigned long timeout = softrma_sq_ack_timeout(qp);
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	softrma_sq_head_retried(qp);
 	if (timeout) {
 		softrma_count(to_sdev(qp->ibqp.device), SOFTRMA_CNT_ACK_TIMEOUT);
@@ -319,7 +319,7 @@ static bool softrma_sq_complete(struct softrma_qp *qp,
 {
 	bool ok = true;
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	softrma_queue_consume(&qp->sq);
 	qp->head_retried = false;
 	if (status != IB_WC_SUCCESS || qp->sig_all ||
@@ -381,7 +381,7 @@ bool softrma_sq_fetch(struct softrma_qp *qp, u32 index, struct softrma_sqe *sqe)
 {
 	int pending = softrma_queue_pending(&qp->sq);
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (pending < 0)
 		softrma_qp_set_error(qp);
 	if (pending <= 0 || index - qp->sq.index >= (u32)pending)
@@ -421,7 +421,7 @@ void softrma_sq_walk(struct softrma_qp *qp,
 	u64 moved = 0;
 	u32 done = 0;
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	while (!qp->head_wait && softrma_sq_fetch(qp, qp->sq.index, qp->sqe)) {
 		if (softrma_sq_run_over(qp, done, moved)) {
 			softrma_qp_schedule(qp);
@@ -465,7 +465,7 @@ u32 softrma_sq_run(struct softrma_qp *qp)
 	const struct softrma_transport *t;
 	u32 first;
 
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	first = qp->sq.index;
 	t = softrma_sq_transport(qp);
 	if (softrma_state_sends(softrma_qp_state(qp)))
@@ -588,7 +588,7 @@ void softrma_sq_retry_work(struct work_struct *work)
 	struct softrma_qp *qp = container_of(to_delayed_work(work),
 					     struct softrma_qp, retry_work);
 
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	qp->head_wait = false;
 	mutex_unlock(&qp->sq_lock);
 	softrma_sq_run(qp);

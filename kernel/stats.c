@@ -37,6 +37,7 @@ static const struct rdma_stat_desc softrma_counter_descs[] = {
 	[SOFTRMA_CNT_INJECTED_FAULTS].name = "injected_faults",
 	[SOFTRMA_CNT_ODP_FAULTS].name = "odp_faults",
 	[SOFTRMA_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
+	[SOFTRMA_CNT_RCVD_SOFTIRQ].name = "rcvd_in_softirq",
 	[SOFTRMA_STAT_NS_BACKLOG_DROPPED].name = "ns_backlog_dropped",
 };
 

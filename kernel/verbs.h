@@ -101,6 +101,8 @@ enum softrma_counter {
 	SOFTRMA_CNT_INJECTED_FAULTS,	/* fault.c */
 	SOFTRMA_CNT_ODP_FAULTS,		/* odp.c: ranges faulted in */
 	SOFTRMA_CNT_ODP_INVALIDATIONS,	/* ranges the mm took back */
+	SOFTRMA_CNT_RCVD_SOFTIRQ,	/* of rcvd_pkts, those processed in
+					 * the softirq of their arrival */
 	SOFTRMA_CNT_NUM
 };
 
@@ -142,6 +144,7 @@ struct softrma_dev {
 	atomic64_t undo_bytes;		/* in its MRs' undo logs */
 	struct rw_semaphore mode_sem;
 	atomic_t user_mrs;
+	atomic_t odp_mrs;		/* none: the softirq receives (wire.c) */
 	atomic64_t counters[SOFTRMA_CNT_NUM];
 	struct softrma_fault fault;
 };
@@ -242,6 +245,7 @@ struct softrma_mr {
 	struct mutex bind_lock;		/* window: bind, invalidate, dealloc */
 	atomic_t windows;		/* MR: windows bound to it */
 	struct softrma_users users;	/* registration + accesses in progress */
+	struct work_struct free_work;	/* softrma_mr_unref() */
 	refcount_t ref;			/* registration + scatter/gather lists */
 	unsigned long odp_faulting;	/* bit 0: a work faults pages in */
 	unsigned long odp_failed;	/* the page its last fault failed at */
@@ -436,6 +440,7 @@ struct softrma_qp {
 	struct softrma_rqe *rqe;	/* kernel copy of the RQ/SRQ entry at work */
 	struct mutex sq_lock;		/* the requester: sq, sqe, rnr_* */
 	struct mutex rq_lock;		/* the responder: rq, rqe */
+	spinlock_t gate;		/* the receive softirq's: softrma_qp_enter() */
 	spinlock_t post_lock;		/* kernel QPs: producers of sq and rq */
 	spinlock_t state_lock;		/* state; innermost */
 	u64 serial;			/* which QP of the module's lifetime */
@@ -532,6 +537,58 @@ static inline enum ib_qp_type softrma_qp_transport(struct softrma_qp *qp)
 }
 
 /* RC and XRC: acknowledged; UC and UD are not, and never NAK. */
+/*
+ * The responder's state belongs to whoever holds rq_lock, the requester's
+ * to whoever holds sq_lock: a process, or the receive softirq, which may
+ * not sleep and so takes the QP's gate instead, when it finds the mutex
+ * free (softrma_qp_enter()), and keeps it while it works.  A process that
+ * takes one of the mutexes waits at the gate for the softirq to leave.
+ */
+static inline void softrma_qp_lock(struct softrma_qp *qp, struct mutex *lock)
+{
+	mutex_lock(lock);
+	spin_lock_bh(&qp->gate);
+	spin_unlock_bh(&qp->gate);
+}
+
+static inline void softrma_qp_lock_rq(struct softrma_qp *qp)
+{
+	softrma_qp_lock(qp, &qp->rq_lock);
+}
+
+static inline void softrma_qp_lock_sq(struct softrma_qp *qp)
+{
+	softrma_qp_lock(qp, &qp->sq_lock);
+}
+
+/*
+ * In the receive softirq: takes the gate, and tells whether the state
+ * that @lock guards is free (no process holds @lock).
+ */
+static inline bool softrma_qp_enter(struct softrma_qp *qp, struct mutex *lock)
+	__acquires(&qp->gate)
+{
+	lockdep_assert_in_softirq();
+	spin_lock(&qp->gate);
+	if (mutex_is_locked(lock))
+		return false;
+	smp_acquire__after_ctrl_dep();	/* what its last holder wrote */
+	return true;
+}
+
+static inline void softrma_qp_leave(struct softrma_qp *qp)
+	__releases(&qp->gate)
+{
+	spin_unlock(&qp->gate);
+}
+
+#define softrma_qp_assert_rq(qp)					\
+	lockdep_assert(lockdep_is_held(&(qp)->rq_lock) ||		\
+		       lockdep_is_held(&(qp)->gate))
+#define softrma_qp_assert_sq(qp)					\
+	lockdep_assert(lockdep_is_held(&(qp)->sq_lock) ||		\
+		       lockdep_is_held(&(qp)->gate))
+
 static inline bool softrma_qp_is_reliable(struct softrma_qp *qp)
 {
 	enum ib_qp_type transport = softrma_qp_transport(qp);

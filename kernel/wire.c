@@ -58,7 +58,7 @@ static bool softrma_wire_wanted(struct softrma_qp *qp, const union ib_gid *dgid)
 /* Whether WQEs went onto the wire and have not completed. */
 bool softrma_wire_sq_busy(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	return qp->on_wire && qp->sq.index != qp->wire->next_index;
 }
 
@@ -71,8 +71,8 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 {
 	const struct softrma_wire *w = qp->wire;
 
-	lockdep_assert_held(&qp->sq_lock);
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_sq(qp);
+	softrma_qp_assert_rq(qp);
 	if (!(mask & IB_QP_AV) || !qp->on_wire ||
 	    softrma_wire_wanted(qp, &rdma_ah_read_grh(&attr->ah_attr)->dgid))
 		return 0;
@@ -85,7 +85,7 @@ int softrma_wire_check_path(struct softrma_qp *qp,
 /* Lets go of the memory of every WQE in flight; nothing completes. */
 static void softrma_wire_release(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (!qp->on_wire)
 		return;
 	for (u32 i = qp->sq.index; i != qp->wire->next_index; i++)
@@ -99,8 +99,8 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 {
 	struct softrma_wire *w = qp->wire;
 
-	lockdep_assert_held(&qp->sq_lock);
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_sq(qp);
+	softrma_qp_assert_rq(qp);
 	if (!w)
 		return;
 	if (mask & IB_QP_AV) {
@@ -142,8 +142,8 @@ void softrma_wire_destroy(struct softrma_qp *qp)
 	cancel_delayed_work_sync(&w->retrans_work);
 	cancel_work_sync(&w->answer_work);	/* which queues send_work */
 	cancel_work_sync(&w->send_work);
-	mutex_lock(&qp->sq_lock);
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_sq(qp);
+	softrma_qp_lock_rq(qp);
 	softrma_wire_release(qp);
 	softrma_wire_resp_reset(qp);
 	mutex_unlock(&qp->rq_lock);
@@ -168,16 +168,39 @@ u8 softrma_wire_group(struct softrma_qp *qp)
 }
 
 /*
- * A packet with the addresses @from: responses to the completer (none for
- * an XRC TGT QP, which sends nothing), requests to the responder.
+ * The packets that the receive softirq processes itself: the others need
+ * what sleeps (an invalidation, FLUSH's writeback) or are rare (atomics).
  */
-void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
-		     const u8 *payload, const struct softrma_av *from)
+static const bool softrma_wire_rx_now_ops[32] = {
+	[ROCE_SEND_FIRST ... ROCE_ATOMIC_ACK] = true,
+};
+
+/*
+ * Whether the receive softirq may process @pkt for @qp: an RC QP's, whose
+ * memory needs no fault (the device has no ODP MR).
+ */
+static bool softrma_wire_rx_now_ok(struct softrma_qp *qp,
+				   const struct roce_pkt *pkt)
 {
+	return softrma_wire_rx_now_ops[pkt->opcode & 0x1f] &&
+	       qp->ibqp.qp_type == IB_QPT_RC &&
+	       !atomic_read(&to_sdev(qp->ibqp.device)->odp_mrs);
+}
+
+/*
+ * A packet with the addresses @from: responses to the completer (none for
+ * an XRC TGT QP, which sends nothing), requests to the responder.  In the
+ * receive softirq (@now), false when the packet is left for process context.
+ */
+bool softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
+		     const u8 *payload, const struct softrma_av *from, bool now)
+{
+	if (now && !softrma_wire_rx_now_ok(qp, pkt))
+		return false;
 	if (!roce_op_is_response(pkt->opcode & 0x1f))
-		softrma_wire_resp_packet(qp, pkt, payload, from);
-	else if (!softrma_qp_is_xrc_tgt(qp))
-		softrma_wire_comp_packet(qp, pkt, payload, from);
-	else
-		softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+		return softrma_wire_resp_packet(qp, pkt, payload, from, now);
+	if (!softrma_qp_is_xrc_tgt(qp))
+		return softrma_wire_comp_packet(qp, pkt, payload, from, now);
+	softrma_drop(to_sdev(qp->ibqp.device), SOFTRMA_CNT_RCVD_NO_QP);
+	return true;
 }

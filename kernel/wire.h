@@ -107,8 +107,8 @@ static inline bool softrma_wqe_waits_response(const struct softrma_wqe *wqe)
 
 /* wire.c */
 u8 softrma_wire_group(struct softrma_qp *qp);
-void softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
-		     const u8 *payload, const struct softrma_av *from);
+bool softrma_wire_rx(struct softrma_qp *qp, const struct roce_pkt *pkt,
+		     const u8 *payload, const struct softrma_av *from, bool now);
 
 /* net.c */
 int softrma_net_xmit(struct softrma_qp *qp, const struct softrma_av *av,
@@ -126,9 +126,9 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 				enum ib_wc_status status);
 
 /* wire_comp.c */
-void softrma_wire_comp_packet(struct softrma_qp *qp,
+bool softrma_wire_comp_packet(struct softrma_qp *qp,
 			      const struct roce_pkt *pkt, const u8 *payload,
-			      const struct softrma_av *from);
+			      const struct softrma_av *from, bool now);
 void softrma_wire_retrans_work(struct work_struct *work);
 
 /* wire_answer.c */
@@ -140,8 +140,8 @@ void softrma_wire_answer_reset(struct softrma_qp *qp);
 bool softrma_wire_answer_pending(struct softrma_qp *qp);
 
 /* wire_resp.c */
-void softrma_wire_resp_packet(struct softrma_qp *qp,
+bool softrma_wire_resp_packet(struct softrma_qp *qp,
 			      const struct roce_pkt *pkt, const u8 *payload,
-			      const struct softrma_av *from);
+			      const struct softrma_av *from, bool now);
 
 #endif /* SOFTRMA_WIRE_H */

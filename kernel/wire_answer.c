@@ -162,7 +162,7 @@ static bool softrma_wire_answer_send(struct softrma_qp *qp, u32 budget)
 	struct softrma_wire_resp *r = &qp->wire->resp;
 	struct roce_rsrc *res;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	while ((res = roce_rsrc_pending(&r->rsrc))) {
 		bool read = res->op == ROCE_READ_REQ;
 		struct roce_pkt pkt = {};
@@ -214,7 +214,7 @@ void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (roce_aeth_kind(syndrome) == ROCE_AETH_KIND_NAK &&
 	    roce_aeth_value(syndrome)) {
 		softrma_wire_answer_reset(qp);
@@ -250,7 +250,7 @@ void softrma_wire_answer_work(struct work_struct *work)
 					      answer_work);
 	struct softrma_qp *qp = w->qp;
 
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	if (softrma_state_responds(softrma_qp_state(qp)))
 		softrma_wire_answer_run(qp, SOFTRMA_WIRE_ANSWER_PKTS);
 	mutex_unlock(&qp->rq_lock);
@@ -266,7 +266,7 @@ void softrma_wire_answer_flush(struct softrma_qp *qp)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	mutex_lock(&qp->rq_lock);
+	softrma_qp_lock_rq(qp);
 	if (softrma_state_responds(softrma_qp_state(qp)))
 		softrma_wire_answer_put_deferred(qp);
 	else

@@ -261,18 +261,17 @@ static void softrma_wire_atomic_ack(struct softrma_qp *qp,
 	softrma_wire_complete_head(qp, IB_WC_SUCCESS);
 }
 
-/* A response packet from the peer of the RC QP @qp. */
-void softrma_wire_comp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload,
-			      const struct softrma_av *from)
+static void softrma_wire_comp_take(struct softrma_qp *qp,
+				   const struct roce_pkt *pkt,
+				   const u8 *payload,
+				   const struct softrma_av *from)
 {
 	u8 op = pkt->opcode & 0x1f;
 
-	mutex_lock(&qp->sq_lock);
 	if (!softrma_state_sends(softrma_qp_state(qp)) ||
 	    !softrma_qp_from_peer(qp, from) ||
 	    !softrma_wire_psn_valid(qp->wire, pkt->psn))
-		goto out;
+		return;
 	/* READ responses and atomic ACKs may carry a NAK in their AETH too. */
 	if (op == ROCE_ACK ||
 	    roce_aeth_kind(pkt->syndrome) != ROCE_AETH_KIND_ACK)
@@ -283,8 +282,29 @@ void softrma_wire_comp_packet(struct softrma_qp *qp,
 		softrma_wire_read_resp(qp, pkt, payload);
 	if (softrma_state_sends(softrma_qp_state(qp)))
 		softrma_wire_send_run(qp, SOFTRMA_WIRE_COMP_BUDGET);
-out:
-	mutex_unlock(&qp->sq_lock);
+}
+
+/*
+ * A response packet from the peer of the RC QP @qp; in the receive softirq
+ * (@now), false when a process holds the requester.
+ */
+bool softrma_wire_comp_packet(struct softrma_qp *qp,
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from, bool now)
+{
+	bool taken;
+
+	if (!now) {
+		softrma_qp_lock_sq(qp);
+		softrma_wire_comp_take(qp, pkt, payload, from);
+		mutex_unlock(&qp->sq_lock);
+		return true;
+	}
+	taken = softrma_qp_enter(qp, &qp->sq_lock);
+	if (taken)
+		softrma_wire_comp_take(qp, pkt, payload, from);
+	softrma_qp_leave(qp);
+	return taken;
 }
 
 /* The retransmission timer: nothing acknowledged for the QP's timeout. */
@@ -295,7 +315,7 @@ void softrma_wire_retrans_work(struct work_struct *work)
 					      retrans_work);
 	struct softrma_qp *qp = w->qp;
 
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	if (!softrma_state_sends(softrma_qp_state(qp)) || qp->dying || qp->head_wait ||
 	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0 ||
 	    !softrma_wire_head(qp))

@@ -27,7 +27,7 @@ void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart)
 	unsigned long timeout = softrma_sq_ack_timeout(qp);
 	struct softrma_wire *w = qp->wire;
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (!timeout || qp->dying || !softrma_qp_is_reliable(qp))
 		return;
 	if (queue_delayed_work(softrma_wq, &w->retrans_work, timeout) || restart)
@@ -40,7 +40,7 @@ void softrma_wire_complete_head(struct softrma_qp *qp,
 {
 	struct softrma_wqe *wqe = softrma_wire_wqe(qp, qp->sq.index);
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	softrma_sgl_release(&wqe->sgl);
 	softrma_sq_finish(qp, wqe->sqe, status, wqe->msg.length);
 }
@@ -324,7 +324,7 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 	struct softrma_wire *w = qp->wire;
 	struct softrma_wqe *wqe;
 
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (qp->head_wait)
 		return false;
 	for (u32 i = qp->sq.index; ; i++) {
@@ -363,7 +363,7 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
  */
 void softrma_wire_kick(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (!qp->dying)
 		queue_work(softrma_wq, &qp->wire->send_work);
 }
@@ -374,7 +374,7 @@ void softrma_wire_kick(struct softrma_qp *qp)
  */
 void softrma_wire_send_run(struct softrma_qp *qp, u32 budget)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	if (softrma_wire_send(qp, budget))
 		softrma_wire_kick(qp);
 }
@@ -385,7 +385,7 @@ void softrma_wire_send_work(struct work_struct *work)
 					      send_work);
 	struct softrma_qp *qp = w->qp;
 
-	mutex_lock(&qp->sq_lock);
+	softrma_qp_lock_sq(qp);
 	if (softrma_state_sends(softrma_qp_state(qp)) && !qp->dying)
 		softrma_wire_send_run(qp, SOFTRMA_WIRE_RUN_PKTS);
 	mutex_unlock(&qp->sq_lock);
@@ -399,7 +399,7 @@ static void softrma_wire_send_queue(struct softrma_qp *qp)
 /* In error: the WQEs in flight complete with WR_FLUSH_ERR. */
 static void softrma_wire_flush_err(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->sq_lock);
+	softrma_qp_assert_sq(qp);
 	while (qp->sq.index != qp->wire->next_index)
 		softrma_wire_complete_head(qp, IB_WC_WR_FLUSH_ERR);
 }

@@ -36,7 +36,7 @@ static void softrma_wire_resp_end_msg(struct softrma_qp *qp)
  */
 void softrma_wire_resp_reset(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	softrma_wire_answer_reset(qp);
 	qp->wire->resp.last_op = ROCE_OP_NONE;
 }
@@ -245,17 +245,42 @@ static void softrma_wire_resp_uc(struct softrma_qp *qp,
 	r->epsn = roce_psn_add(pkt->psn, 1);
 }
 
-/* A request packet from the peer of @qp. */
-void softrma_wire_resp_packet(struct softrma_qp *qp,
-			      const struct roce_pkt *pkt, const u8 *payload,
-			      const struct softrma_av *from)
+static void softrma_wire_resp_take(struct softrma_qp *qp,
+				   const struct roce_pkt *pkt,
+				   const u8 *payload,
+				   const struct softrma_av *from)
 {
-	mutex_lock(&qp->rq_lock);
-	if (softrma_resp_admits(qp, from)) {
-		if (softrma_qp_is_reliable(qp))
-			softrma_wire_resp_rc(qp, pkt, payload);
-		else
-			softrma_wire_resp_uc(qp, pkt, payload);
+	if (!softrma_resp_admits(qp, from))
+		return;
+	if (softrma_qp_is_reliable(qp))
+		softrma_wire_resp_rc(qp, pkt, payload);
+	else
+		softrma_wire_resp_uc(qp, pkt, payload);
+}
+
+/*
+ * A request packet from the peer of @qp.  The receive softirq (@now) takes
+ * only the one with the expected PSN, for a QP with a receive queue of its
+ * own (an SRQ's lock is a mutex): false for any other.
+ */
+bool softrma_wire_resp_packet(struct softrma_qp *qp,
+			      const struct roce_pkt *pkt, const u8 *payload,
+			      const struct softrma_av *from, bool now)
+{
+	bool taken;
+
+	if (!now) {
+		softrma_qp_lock_rq(qp);
+		softrma_wire_resp_take(qp, pkt, payload, from);
+		mutex_unlock(&qp->rq_lock);
+		return true;
 	}
-	mutex_unlock(&qp->rq_lock);
+	if (qp->ibqp.srq)
+		return false;
+	taken = softrma_qp_enter(qp, &qp->rq_lock) &&
+		pkt->psn == qp->wire->resp.epsn;
+	if (taken)
+		softrma_wire_resp_take(qp, pkt, payload, from);
+	softrma_qp_leave(qp);
+	return taken;
 }

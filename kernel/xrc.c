@@ -83,7 +83,7 @@ bool softrma_xrc_take(struct softrma_qp *qp, u32 srqn, u64 serial)
 {
 	struct softrma_srq *srq;
 
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	srq = softrma_xsrq_get(to_sdev(qp->ibqp.device), srqn);
 	if (!srq)
 		return false;
@@ -140,7 +140,7 @@ bool softrma_xrc_enter_held(struct softrma_qp *qp)
 
 void softrma_xrc_leave(struct softrma_qp *qp)
 {
-	lockdep_assert_held(&qp->rq_lock);
+	softrma_qp_assert_rq(qp);
 	if (!qp->resp.xsrq)
 		return;
 	softrma_users_put(&qp->resp.xsrq->users);

@@ -95,10 +95,12 @@ descendants() {
 	done
 }
 
-# listening PID: a process of PID's tree listens, on TCP or through rdma_cm.
+# listening PID: a process of PID's tree listens, on TCP (in any network
+# namespace) or through rdma_cm.
 listening() {
 	for p in $(descendants "$1"); do
-		ss -ltnp 2>/dev/null | grep -q "pid=$p," && return 0
+		{ ss -ltnp; ip -all netns exec ss -ltnp; } 2>/dev/null |
+			grep -q "pid=$p," && return 0
 		rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*pid $p " &&
 			return 0
 	done
@@ -325,6 +327,14 @@ namespace_pair() {
 			fail "rdma link add soft$n in ns$n"
 		wait_gid soft$n "::ffff:$1.$i" || fail "no GID on soft$n"
 	done
+}
+
+# rps_all DEV [NETNS]: DEV's flows, each on one CPU's backlog.  lo and veth
+# queue a packet on the backlog of the CPU that sends it, so a flow sent
+# from two CPUs may arrive out of order; a NIC keeps it in order.
+rps_all() {
+	${2:+ip netns exec "$2"} sh -c "printf %x $(((1 << $(nproc)) - 1)) > /sys/class/net/$1/queues/rx-0/rps_cpus" ||
+		fail "no RPS on $1"
 }
 
 # softrma_rxe_pair NET: softrma beside rdma_rxe across a veth pair: vs in

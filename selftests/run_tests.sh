@@ -47,6 +47,7 @@ device/srp.sh
 device/ud_wire.sh
 device/rc_wire.sh
 device/comp_order.sh
+device/rx_softirq.sh
 device/last_byte.sh
 device/rc_lossy.sh
 device/wire_hostile.sh

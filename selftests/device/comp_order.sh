@@ -36,12 +36,6 @@ run() {
 		failed="$failed${failed:+; }$name, $wait: $(grep -v '^# ping ' /tmp/comp_order.log | tail -n 1)"
 }
 
-# rps_all DEV [NETNS]: DEV's flows, each on one CPU's backlog.
-rps_all() {
-	${2:+ip netns exec "$2"} sh -c "printf %x $(((1 << $(nproc)) - 1)) > /sys/class/net/$1/queues/rx-0/rps_cpus" ||
-		fail "no RPS on $1"
-}
-
 add_softrma0
 namespace_pair 10.17.0
 ip netns exec nsa ping -c 1 -W 5 10.17.0.2 > /dev/null || fail "no route over the veth"
