@@ -66,6 +66,11 @@ module_param(force_wire, bool, 0644);
 MODULE_PARM_DESC(force_wire,
 		 "send on the wire even to destinations on this host (testing)");
 
+static bool rx_softirq = true;
+module_param(rx_softirq, bool, 0644);
+MODULE_PARM_DESC(rx_softirq,
+		 "process the common received packet in the softirq of its arrival (lower latency; 0: every packet in process context, whose batches coalesce ACKs)");
+
 static bool rxe_flush_icrc;
 module_param(rxe_flush_icrc, bool, 0644);
 MODULE_PARM_DESC(rxe_flush_icrc,
@@ -302,7 +307,8 @@ static void softrma_net_rx_queue(struct softrma_netsock *ns, struct sk_buff *skb
  */
 static void softrma_net_rx_now(struct softrma_netsock *ns, struct sk_buff *skb)
 {
-	if (test_and_set_bit_lock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags)) {
+	if (!READ_ONCE(rx_softirq) ||
+	    test_and_set_bit_lock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags)) {
 		softrma_net_rx_queue(ns, skb);
 		return;
 	}

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 load_softrma
+echo 1 > /sys/module/softrma/parameters/rx_softirq || fail "no rx_softirq parameter"
 namespace_pair 10.21.0
 rps_all va nsa
 rps_all vb nsb
@@ -28,17 +29,17 @@ pkts() { port_counter "$1" rcvd_pkts; }
 sirq() { port_counter "$1" rcvd_in_softirq; }
 
 p0=$(pkts softa) s0=$(sirq softa)
-across "ibv_rc_pingpong -c" "ibv_rc_pingpong -d softa -g $ga -n 200 -s 65536 -c" \
-	"ibv_rc_pingpong -d softb -g $gb -n 200 -s 65536 -c"
+across "ibv_rc_pingpong -c" "ibv_rc_pingpong -d softa -g $ga -n 100 -s 65536 -c" \
+	"ibv_rc_pingpong -d softb -g $gb -n 100 -s 65536 -c"
 for t in ib_write_bw ib_read_bw ib_send_bw; do
-	across "$t -q 4" "timeout $(bound 120) $t -d softa -x $ga -n 500 -q 4 $(ack_timeout)" \
-		"timeout $(bound 120) $t -d softb -x $gb -n 500 -q 4 $(ack_timeout)"
-	across "$t -b" "timeout $(bound 120) $t -d softa -x $ga -n 500 -b $(ack_timeout)" \
-		"timeout $(bound 120) $t -d softb -x $gb -n 500 -b $(ack_timeout)"
+	across "$t -q 4" "timeout $(bound 120) $t -d softa -x $ga -n 200 -s 16384 -q 4 $(ack_timeout)" \
+		"timeout $(bound 120) $t -d softb -x $gb -n 200 -s 16384 -q 4 $(ack_timeout)"
+	across "$t -b" "timeout $(bound 120) $t -d softa -x $ga -n 200 -s 16384 -b $(ack_timeout)" \
+		"timeout $(bound 120) $t -d softb -x $gb -n 200 -s 16384 -b $(ack_timeout)"
 done
 for t in ib_write_lat ib_read_lat ib_send_lat; do
-	across "$t" "timeout $(bound 120) $t -d softa -x $ga -n 500 $(ack_timeout)" \
-		"timeout $(bound 120) $t -d softb -x $gb -n 500 $(ack_timeout)"
+	across "$t" "timeout $(bound 120) $t -d softa -x $ga -n 200 $(ack_timeout)" \
+		"timeout $(bound 120) $t -d softb -x $gb -n 200 $(ack_timeout)"
 done
 p=$(($(pkts softa) - p0)) s=$(($(sirq softa) - s0))
 info "softa: $p packets received, $s of them in the softirq"
@@ -59,11 +60,19 @@ p=$(($(pkts softa) - p0)) s=$(($(sirq softa) - s0))
 # With an ODP MR on the device nothing is processed in the softirq, which
 # may not fault pages in: every byte still arrives (-c).
 p0=$(pkts softa) s0=$(sirq softa) t0=$(sirq softb)
-across "ibv_rc_pingpong -o -P -c (ODP)" "ibv_rc_pingpong -d softa -g $ga -n 200 -s 65536 -o -P -c" \
-	"ibv_rc_pingpong -d softb -g $gb -n 200 -s 65536 -o -P -c"
+across "ibv_rc_pingpong -o -P -c (ODP)" "ibv_rc_pingpong -d softa -g $ga -n 100 -s 65536 -o -P -c" \
+	"ibv_rc_pingpong -d softb -g $gb -n 100 -s 65536 -o -P -c"
 [ "$(pkts softa)" -gt "$p0" ] || fail "softa received nothing in the ODP run"
 expect_eq "softa's packets in the softirq with ODP MRs" $(($(sirq softa) - s0)) 0
 expect_eq "softb's packets in the softirq with ODP MRs" $(($(sirq softb) - t0)) 0
+
+# rx_softirq=0: every packet in process context.
+echo 0 > /sys/module/softrma/parameters/rx_softirq
+s0=$(sirq softa)
+across "ibv_rc_pingpong -c, rx_softirq=0" "ibv_rc_pingpong -d softa -g $ga -n 100 -s 65536 -c" \
+	"ibv_rc_pingpong -d softb -g $gb -n 100 -s 65536 -c"
+expect_eq "softa's packets in the softirq with rx_softirq=0" $(($(sirq softa) - s0)) 0
+echo 1 > /sys/module/softrma/parameters/rx_softirq
 
 # A client killed in the middle of a two-way stream: the server ends, and
 # nothing of either is left.
