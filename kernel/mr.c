@@ -591,6 +591,7 @@ static void softrma_mr_free_work(struct work_struct *work)
  */
 void softrma_mr_unref(struct softrma_mr *mr)
 {
+	might_sleep_if(!in_softirq());
 	if (!refcount_dec_and_test(&mr->ref))
 		return;
 	if (!in_softirq()) {

@@ -313,16 +313,19 @@ static void softrma_odp_later_work(struct work_struct *work)
 	struct softrma_odp_later *l = container_of(work, struct softrma_odp_later,
 						   work);
 	struct softrma_mr *mr = l->mr;
+	int err;
 
 	/*
 	 * Of a range that cannot be faulted in whole, the page the request
-	 * needs first; when that fails too, so does the request on its return.
+	 * needs first; when that fails too, so does the request on its return,
+	 * unless the pages were there but went again each time, for as long
+	 * as the core tries (-EBUSY): then it waits, as for a fault to come.
 	 */
-	if (softrma_odp_fault(l->odp, l->va, l->len, l->rights) &&
-	    softrma_odp_fault(l->odp, l->va, 1, l->rights))
-		WRITE_ONCE(mr->odp_failed, softrma_odp_failed_mark(l->va));
-	else
-		WRITE_ONCE(mr->odp_failed, 0);
+	err = softrma_odp_fault(l->odp, l->va, l->len, l->rights);
+	if (err)
+		err = softrma_odp_fault(l->odp, l->va, 1, l->rights);
+	WRITE_ONCE(mr->odp_failed, err && err != -EBUSY ?
+				   softrma_odp_failed_mark(l->va) : 0);
 	clear_bit_unlock(0, &mr->odp_faulting);
 	smp_mb__after_atomic();
 	wake_up_var(&mr->odp_faulting);
@@ -422,9 +425,6 @@ static int softrma_odp_hold_sides(struct softrma_odp_hold *h,
 		swap(h->odp[0], h->odp[1]);
 	if (!h->odp[0])
 		return 0;
-	/* The receive softirq, with an MR registered since it looked. */
-	if (in_softirq())
-		return -EAGAIN;
 	for (;;) {
 		softrma_odp_lock(h);
 		missing = !softrma_odp_present(&side[0]) ? &side[0] :
@@ -488,9 +488,17 @@ int softrma_odp_hold(struct softrma_odp_hold *h, struct softrma_mr *dst,
 		  .ahead = min_t(u64, src_ahead, SOFTRMA_ODP_FAULT_AHEAD) },
 	};
 
-	for (int i = 0; i < 2; i++)
-		if (side[i].mr && softrma_mr_is_odp(side[i].mr))
-			side[i].va = softrma_odp_va(side[i].mr, side[i].iova);
+	for (int i = 0; i < 2; i++) {
+		if (!side[i].mr || !softrma_mr_is_odp(side[i].mr))
+			continue;
+		/*
+		 * The receive softirq, with an MR registered since it looked:
+		 * an implicit MR's chunk is made, and every umem locked, asleep.
+		 */
+		if (in_softirq())
+			return -EAGAIN;
+		side[i].va = softrma_odp_va(side[i].mr, side[i].iova);
+	}
 	return softrma_odp_hold_sides(h, side);
 }
 
