@@ -177,6 +177,27 @@ static int softrma_odp_get_implicit(struct softrma_mr *mr,
 	return 0;
 }
 
+/* Explicit: the range's umem, its lists charged to the module's budget. */
+static int softrma_odp_get_range(struct softrma_mr *mr, struct ib_device *ibdev,
+				 u64 start, u64 length, int access)
+{
+	struct ib_umem_odp *odp;
+	unsigned long pages;
+
+	/* Charged first: the lists are allocated at once. */
+	pages = softrma_odp_pages_of(start, length);
+	if (!softrma_odp_charge(pages))
+		return -ENOMEM;
+	odp = ib_umem_odp_get(ibdev, start, length, access, &softrma_odp_ops);
+	if (IS_ERR(odp)) {
+		softrma_odp_uncharge(pages);
+		return PTR_ERR(odp);
+	}
+	mr->umem = &odp->umem;
+	mr->page_offset = ib_umem_offset(mr->umem);
+	return 0;
+}
+
 /**
  * softrma_odp_get() - Registers @mr's range on demand: nothing is pinned.
  * @mr: the MR
@@ -192,29 +213,13 @@ static int softrma_odp_get_implicit(struct softrma_mr *mr,
 int softrma_odp_get(struct softrma_mr *mr, struct ib_device *ibdev, u64 start,
 		    u64 length, int access)
 {
-	struct ib_umem_odp *odp;
-	unsigned long pages;
+	int err = softrma_mr_range_is_implicit(start, length) ?
+		  softrma_odp_get_implicit(mr, ibdev, access) :
+		  softrma_odp_get_range(mr, ibdev, start, length, access);
 
-	if (softrma_mr_range_is_implicit(start, length)) {
-		int err = softrma_odp_get_implicit(mr, ibdev, access);
-
-		if (!err)
-			atomic_inc(&to_sdev(ibdev)->odp_mrs);
-		return err;
-	}
-	/* Charged first: the lists are allocated at once. */
-	pages = softrma_odp_pages_of(start, length);
-	if (!softrma_odp_charge(pages))
-		return -ENOMEM;
-	odp = ib_umem_odp_get(ibdev, start, length, access, &softrma_odp_ops);
-	if (IS_ERR(odp)) {
-		softrma_odp_uncharge(pages);
-		return PTR_ERR(odp);
-	}
-	mr->umem = &odp->umem;
-	mr->page_offset = ib_umem_offset(mr->umem);
-	atomic_inc(&to_sdev(ibdev)->odp_mrs);
-	return 0;
+	if (!err)
+		atomic_inc(&to_sdev(ibdev)->odp_mrs);
+	return err;
 }
 
 /**
