@@ -62,4 +62,19 @@ static_assert(IB_ACCESS_FLUSH_PERSISTENT == SOFTRMA_ACCESS_FLUSH_PERSISTENT);
 #define SOFTRMA_DEVICE_CAP_RMA_EXT	(BIT_ULL(38) | BIT_ULL(39) | BIT_ULL(40))
 #endif
 
+/* 6.9's BH workqueues took over from tasklets, which 6.1 has alone. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <linux/workqueue.h>
+#define softrma_bh			work_struct
+#define softrma_bh_init(bh, fn)		INIT_WORK(bh, fn)
+#define softrma_bh_schedule(bh)		queue_work(system_bh_wq, bh)
+#define softrma_bh_kill(bh)		cancel_work_sync(bh)
+#else
+#include <linux/interrupt.h>
+#define softrma_bh			tasklet_struct
+#define softrma_bh_init(bh, fn)		tasklet_setup(bh, fn)
+#define softrma_bh_schedule(bh)		tasklet_schedule(bh)
+#define softrma_bh_kill(bh)		tasklet_kill(bh)
+#endif
+
 #endif /* SOFTRMA_COMPAT_H */

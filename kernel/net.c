@@ -38,6 +38,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 
+#include "compat.h"
 #include "wire.h"
 
 struct softrma_netsock {
@@ -55,6 +56,7 @@ struct softrma_netsock {
 	struct task_struct *rx_owner;	/* the context that holds it */
 	atomic_t rx_doorbells;		/* that claim it after they send */
 	struct list_head rx_acks;	/* the claim's: QPs' deferred ACKs */
+	struct softrma_bh rx_ack_bh;	/* sends those the softirq deferred */
 	struct work_struct rx_work;
 };
 
@@ -69,7 +71,7 @@ MODULE_PARM_DESC(force_wire,
 static bool rx_softirq = true;
 module_param(rx_softirq, bool, 0644);
 MODULE_PARM_DESC(rx_softirq,
-		 "process the common received packet in the softirq of its arrival (lower latency; 0: every packet in process context, whose batches coalesce ACKs)");
+		 "process the common received packet in the softirq of its arrival (0: every packet in process context)");
 
 static bool rxe_flush_icrc;
 module_param(rxe_flush_icrc, bool, 0644);
@@ -143,7 +145,8 @@ static bool softrma_net_rx_claim(struct softrma_netsock *ns)
  *
  * The process context that processes received packets sends the deferred
  * ACKs once it has processed SOFTRMA_NET_POLL_PKTS of them, or all there
- * were.
+ * were; the softirq, once the round of softirqs that delivered the packets
+ * is over (softrma_net_rx_ack_bh()).
  *
  * Context: Under @qp's rq_lock, or its gate.
  * Return: false when this is not that context: the ACK goes now.
@@ -154,7 +157,7 @@ bool softrma_net_rx_defer_ack(struct softrma_qp *qp)
 	struct softrma_wire *w = qp->wire;
 
 	softrma_qp_assert_rq(qp);
-	if (in_softirq() || !softrma_net_in_rx(sdev))
+	if (!softrma_net_in_rx(sdev))
 		return false;
 	if (list_empty(&w->ack_entry)) {
 		if (!softrma_users_get(&qp->users))
@@ -212,6 +215,22 @@ static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
 	softrma_net_rx_release(ns);
 }
 
+/*
+ * The ACKs that softirqs deferred: NAPI has delivered what the NIC had by
+ * the time this runs, so one ACK answers all of a QP's.  A context that
+ * holds the claim sends them itself.
+ */
+static void softrma_net_rx_ack_bh(struct softrma_bh *bh)
+{
+	struct softrma_netsock *ns = container_of(bh, struct softrma_netsock,
+						  rx_ack_bh);
+
+	if (!softrma_net_rx_claim(ns))
+		return;
+	softrma_net_rx_send_acks(ns);
+	softrma_net_rx_release(ns);
+}
+
 static void softrma_net_rx_work(struct work_struct *work)
 {
 	struct softrma_netsock *ns = container_of(work, struct softrma_netsock,
@@ -242,6 +261,7 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 	bool claimed = softrma_net_rx_claim(ns);
 
 	if (claimed) {
+		softrma_net_rx_send_acks(ns);	/* the softirqs' */
 		softrma_sq_run(qp);
 	} else {
 		atomic_inc(&ns->rx_doorbells);
@@ -257,11 +277,12 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 /*
  * Whether this is a context that processes @sdev's received packets, on
  * which every RoCE packet of its namespace waits: nothing in it may wait
- * for a user's accesses.
+ * for a user's accesses.  A softirq that holds the claim is its owner
+ * (rather than the task it interrupted) till it gives the claim up.
  */
 bool softrma_net_in_rx(const struct softrma_dev *sdev)
 {
-	return in_softirq() || READ_ONCE(sdev->netsock->rx_owner) == current;
+	return READ_ONCE(sdev->netsock->rx_owner) == current;
 }
 
 u64 softrma_net_backlog_dropped(const struct softrma_netsock *ns)
@@ -307,8 +328,7 @@ static void softrma_net_rx_queue(struct softrma_netsock *ns, struct sk_buff *skb
  */
 static void softrma_net_rx_now(struct softrma_netsock *ns, struct sk_buff *skb)
 {
-	if (!READ_ONCE(rx_softirq) ||
-	    test_and_set_bit_lock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags)) {
+	if (!READ_ONCE(rx_softirq) || !softrma_net_rx_claim(ns)) {
 		softrma_net_rx_queue(ns, skb);
 		return;
 	}
@@ -316,6 +336,8 @@ static void softrma_net_rx_now(struct softrma_netsock *ns, struct sk_buff *skb)
 		consume_skb(skb);
 	else
 		softrma_net_rx_queue(ns, skb);
+	if (!list_empty(&ns->rx_acks))
+		softrma_bh_schedule(&ns->rx_ack_bh);
 	softrma_net_rx_release(ns);
 }
 
@@ -375,7 +397,9 @@ static void softrma_net_close(struct softrma_netsock *ns)
 			 TASK_UNINTERRUPTIBLE);
 	while ((skb = softrma_net_rx_next(ns)))
 		kfree_skb(skb);
+	softrma_net_rx_send_acks(ns);
 	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
+	softrma_bh_kill(&ns->rx_ack_bh);
 	cancel_work_sync(&ns->rx_work);
 }
 
@@ -397,6 +421,7 @@ struct softrma_netsock *softrma_net_get(struct net *net)
 		__skb_queue_head_init(&ns->rxq);
 		__skb_queue_head_init(&ns->rxq_resp);
 		INIT_LIST_HEAD(&ns->rx_acks);
+		softrma_bh_init(&ns->rx_ack_bh, softrma_net_rx_ack_bh);
 		INIT_WORK(&ns->rx_work, softrma_net_rx_work);
 		ns->sock4 = softrma_net_open(ns, AF_INET);
 		ns->sock6 = softrma_net_open(ns, AF_INET6);
@@ -971,6 +996,11 @@ static bool softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb,
 	}
 	if (!sdev)
 		return true;
+	/* A netdev that moved: its device still has the old namespace's claim. */
+	if (now && sdev->netsock != ns) {
+		ib_device_put(&sdev->ib_dev);
+		return false;
+	}
 	drop = softrma_net_rx_packet(sdev, skb, &av, now);
 	if (drop != SOFTRMA_NET_RX_LATER) {
 		softrma_count(sdev, SOFTRMA_CNT_RCVD_PKTS);

@@ -478,6 +478,9 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EINVAL;
 		goto out;
 	}
+	/* An ACK deferred to the peer goes before the path can change. */
+	if (qp->wire)
+		softrma_wire_answer_flush(qp);
 	err = softrma_check_attr(qp, attr, mask);
 	if (err)
 		goto out;

@@ -35,6 +35,7 @@ int softrma_wire_create(struct softrma_qp *qp)
 	softrma_sgl_init_one(&w->resp.src);
 	w->qp = qp;
 	w->resp.last_op = ROCE_OP_NONE;
+	spin_lock_init(&w->resp.deferred_lock);
 	INIT_DELAYED_WORK(&w->retrans_work, softrma_wire_retrans_work);
 	INIT_WORK(&w->send_work, softrma_wire_send_work);
 	INIT_WORK(&w->answer_work, softrma_wire_answer_work);

@@ -60,9 +60,17 @@ struct softrma_wire_resp {
 	u32 src_id;
 	bool src_held;
 	bool ack_waits;			/* behind the resources' answers */
-	bool ack_deferred;		/* an ACK, till the receive batch ends */
 	u8 ack_syndrome;
 	u32 ack_psn;			/* of the ACK or NAK that waits */
+	/*
+	 * An ACK held till the receive batch ends.  Its own lock, not
+	 * rq_lock: the requester sends it before a request of its own, and
+	 * the batch's end may come in a softirq.
+	 */
+	spinlock_t deferred_lock;
+	bool ack_deferred;
+	u32 deferred_psn;
+	u32 deferred_msn;
 };
 
 struct softrma_wire {
@@ -133,7 +141,6 @@ void softrma_wire_retrans_work(struct work_struct *work);
 
 /* wire_answer.c */
 void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn);
-void softrma_wire_answer_flush(struct softrma_qp *qp);
 void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget);
 void softrma_wire_answer_work(struct work_struct *work);
 void softrma_wire_answer_reset(struct softrma_qp *qp);

@@ -14,10 +14,11 @@
  * acknowledgement of that receive's message.
  *
  * An ACK with nothing before it waits for the end of the batch of received
- * packets (net.c), so that one ACK answers every request of the batch that
- * asked for one.  Anything else the responder sends, and any request of
- * the QP's own requester, sends it first: a requester learns that its
- * message arrived before it sees what its peer sent in reply.
+ * packets (net.c), in process context or in the softirq, so that one ACK
+ * answers every request of the batch that asked for one.  Anything else
+ * the responder sends, and any request of the QP's own requester, sends it
+ * first: a requester learns that its message arrived before it sees what
+ * its peer sent in reply.
  */
 
 #include <linux/build_bug.h>
@@ -54,32 +55,47 @@ static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
 	softrma_wire_answer_put(qp, &pkt, NULL, 0);
 }
 
-/*
- * The deferred ACK, if there is one.  Only once it has gone: the requester
- * that finds it clear sends at once (softrma_wire_xmit()).
+/**
+ * softrma_wire_answer_flush() - Sends the ACK that waits for the batch's end.
+ * @qp: whose responder deferred it, or did not (then nothing is sent)
+ *
+ * Sent under its lock, and cleared only once it has gone: a request of the
+ * QP's requester that finds it clear goes after it (softrma_wire_xmit()).
+ *
+ * Context: Any; takes the deferred ACK's lock with BH off.
  */
-static void softrma_wire_answer_put_deferred(struct softrma_qp *qp)
+void softrma_wire_answer_flush(struct softrma_qp *qp)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
+	struct roce_pkt pkt = {
+		.opcode = ROCE_ACK,
+		.syndrome = ROCE_AETH_ACK,
+	};
 
-	if (!r->ack_deferred)
+	if (!smp_load_acquire(&r->ack_deferred))
 		return;
-	softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK, r->ack_psn);
+	spin_lock_bh(&r->deferred_lock);
+	if (r->ack_deferred && softrma_state_responds(softrma_qp_state(qp))) {
+		pkt.psn = r->deferred_psn;
+		pkt.msn = r->deferred_msn;
+		softrma_wire_answer_put(qp, &pkt, NULL, 0);
+	}
 	smp_store_release(&r->ack_deferred, false);
+	spin_unlock_bh(&r->deferred_lock);
 }
 
 static int softrma_wire_answer_xmit(struct softrma_qp *qp,
 				    struct roce_pkt *pkt,
 				    const struct softrma_sgl *payload, u64 off)
 {
-	softrma_wire_answer_put_deferred(qp);
+	softrma_wire_answer_flush(qp);
 	return softrma_wire_answer_put(qp, pkt, payload, off);
 }
 
 static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
 					u32 psn)
 {
-	softrma_wire_answer_put_deferred(qp);
+	softrma_wire_answer_flush(qp);
 	softrma_wire_answer_put_ack(qp, syndrome, psn);
 }
 
@@ -88,16 +104,18 @@ static void softrma_wire_answer_ack_soon(struct softrma_qp *qp, u32 psn)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	if (r->ack_deferred) {
+	if (!softrma_net_rx_defer_ack(qp)) {
+		softrma_wire_answer_ack_now(qp, ROCE_AETH_ACK, psn);
+		return;
+	}
+	spin_lock_bh(&r->deferred_lock);
+	if (r->ack_deferred)
 		softrma_count(to_sdev(qp->ibqp.device),
 			      SOFTRMA_CNT_COALESCED_ACKS);
-		r->ack_psn = psn;
-	} else if (softrma_net_rx_defer_ack(qp)) {
-		r->ack_psn = psn;
-		WRITE_ONCE(r->ack_deferred, true);
-	} else {
-		softrma_wire_answer_ack_now(qp, ROCE_AETH_ACK, psn);
-	}
+	r->deferred_psn = psn;
+	r->deferred_msn = r->msn;
+	WRITE_ONCE(r->ack_deferred, true);
+	spin_unlock_bh(&r->deferred_lock);
 }
 
 static void softrma_wire_answer_drop_source(struct softrma_wire_resp *r)
@@ -256,24 +274,6 @@ void softrma_wire_answer_work(struct work_struct *work)
 	mutex_unlock(&qp->rq_lock);
 }
 
-/**
- * softrma_wire_answer_flush() - Sends the ACK that waits for the batch's end.
- * @qp: whose responder deferred it, or did not (then nothing is sent)
- *
- * Context: Process context; takes @qp's rq_lock.
- */
-void softrma_wire_answer_flush(struct softrma_qp *qp)
-{
-	struct softrma_wire_resp *r = &qp->wire->resp;
-
-	softrma_qp_lock_rq(qp);
-	if (softrma_state_responds(softrma_qp_state(qp)))
-		softrma_wire_answer_put_deferred(qp);
-	else
-		WRITE_ONCE(r->ack_deferred, false);
-	mutex_unlock(&qp->rq_lock);
-}
-
 /* Forgets the resources and what they had to send, for a new connection too. */
 void softrma_wire_answer_reset(struct softrma_qp *qp)
 {
@@ -282,12 +282,15 @@ void softrma_wire_answer_reset(struct softrma_qp *qp)
 	roce_rsrc_reset(&r->rsrc, qp->attr.max_dest_rd_atomic);
 	softrma_wire_answer_drop_source(r);
 	WRITE_ONCE(r->ack_waits, false);
+	spin_lock_bh(&r->deferred_lock);
 	WRITE_ONCE(r->ack_deferred, false);
+	spin_unlock_bh(&r->deferred_lock);
 }
 
 bool softrma_wire_answer_pending(struct softrma_qp *qp)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	return roce_rsrc_pending(&r->rsrc) || r->ack_waits || r->ack_deferred;
+	return roce_rsrc_pending(&r->rsrc) || r->ack_waits ||
+	       READ_ONCE(r->ack_deferred);
 }

@@ -61,8 +61,7 @@ static int softrma_wire_xmit(struct softrma_qp *qp,
 	int err;
 
 	/* Its acknowledgement of what the peer sent goes first. */
-	if (smp_load_acquire(&w->resp.ack_deferred))
-		softrma_wire_answer_flush(qp);
+	softrma_wire_answer_flush(qp);
 	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
 	pkt->xrc_srqn = wqe->msg.xrc_srqn;

@@ -5,7 +5,8 @@
 # from a NIC.  The common packet (an in-order SEND, WRITE or READ request,
 # an ACK or READ response) is processed there (rcvd_in_softirq); the rest
 # waits for process context: a QP with an SRQ, atomics, any packet while
-# the device has an ODP MR, and any packet behind one of those.
+# the device has an ODP MR, and any packet behind one of those.  ACKs of
+# requests that arrive together are coalesced there too.
 # Unmodified tools check the data (ibv_rc_pingpong -c) or run the
 # operations both ways at once, so that ACKs arrive while a process holds
 # the requester; a client killed in the middle of a stream leaves nothing.
@@ -46,6 +47,26 @@ info "softa: $p packets received, $s of them in the softirq"
 # Nothing holds the server's QPs in the one-way runs: it posts nothing.
 [ "$s" -ge $((p / 2)) ] ||
 	fail "softa processed $s of $p packets in the softirq, want at least half"
+
+# The softirq's ACK waits for the end of its round of softirqs: requests
+# that arrive together get one ACK.  netem hands the veth 16 at a time,
+# and with RPS off they all wait on the backlog of the CPU that dequeued
+# them; every 64-byte SEND asks for an ACK.
+modprobe sch_netem || fail "no sch_netem"
+ip netns exec nsb tc qdisc add dev vb root netem slot 2ms 2ms packets 16 ||
+	fail "netem slots on vb"
+ip netns exec nsa sh -c 'echo 0 > /sys/class/net/va/queues/rx-0/rps_cpus'
+c0=$(port_counter softa coalesced_acks) s0=$(sirq softa)
+across "ib_send_bw -s 64, 16 at a time" \
+	"timeout $(bound 120) ib_send_bw -d softa -x $ga -n 2000 -s 64 $(ack_timeout)" \
+	"timeout $(bound 120) ib_send_bw -d softb -x $gb -n 2000 -s 64 $(ack_timeout)"
+c=$(($(port_counter softa coalesced_acks) - c0)) s=$(($(sirq softa) - s0))
+info "softa: $s packets in the softirq, $c ACKs covered by a later one"
+[ "$s" -ge 1000 ] || fail "softa: of 2000 SENDs arriving 16 at a time, only $s in the softirq"
+[ "$c" -ge 1000 ] ||
+	fail "softa: of 2000 SENDs arriving 16 at a time, $c ACKs coalesced (want 1000)"
+ip netns exec nsb tc qdisc del dev vb root
+rps_all va nsa
 
 # Packets of QPs with an SRQ, and atomics, wait for process context.
 p0=$(pkts softa) s0=$(sirq softa)
