@@ -53,7 +53,7 @@ info "softa: $p packets received, $s of them in the softirq"
 # and with RPS off they all wait on the backlog of the CPU that dequeued
 # them; every 64-byte SEND asks for an ACK.
 modprobe sch_netem || fail "no sch_netem"
-ip netns exec nsb tc qdisc add dev vb root netem slot 2ms 2ms packets 16 ||
+ip netns exec nsb tc qdisc add dev vb root netem slot 10ms 10ms packets 16 ||
 	fail "netem slots on vb"
 ip netns exec nsa sh -c 'echo 0 > /sys/class/net/va/queues/rx-0/rps_cpus'
 c0=$(port_counter softa coalesced_acks) s0=$(sirq softa)
