@@ -336,9 +336,14 @@ static void softrma_net_rx_now(struct softrma_netsock *ns, struct sk_buff *skb)
 		consume_skb(skb);
 	else
 		softrma_net_rx_queue(ns, skb);
+	softrma_net_rx_release(ns);
+	/*
+	 * Only after the release: a BH that ran before it found the claim
+	 * taken and left the list to this holder.  One that runs after finds
+	 * the list or a newer holder, who flushes it or schedules a BH again.
+	 */
 	if (!list_empty(&ns->rx_acks))
 		softrma_bh_schedule(&ns->rx_ack_bh);
-	softrma_net_rx_release(ns);
 }
 
 static int softrma_net_encap_rcv(struct sock *sk, struct sk_buff *skb)

@@ -55,7 +55,8 @@ info "softa: $p packets received, $s of them in the softirq"
 modprobe sch_netem || fail "no sch_netem"
 ip netns exec nsb tc qdisc add dev vb root netem slot 10ms 10ms packets 16 ||
 	fail "netem slots on vb"
-ip netns exec nsa sh -c 'echo 0 > /sys/class/net/va/queues/rx-0/rps_cpus'
+ip netns exec nsa sh -c 'echo 0 > /sys/class/net/va/queues/rx-0/rps_cpus' ||
+	fail "RPS off on va"
 c0=$(port_counter softa coalesced_acks) s0=$(sirq softa)
 across "ib_send_bw -s 64, 16 at a time" \
 	"timeout $(bound 120) ib_send_bw -d softa -x $ga -n 2000 -s 64 $(ack_timeout)" \
