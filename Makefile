@@ -24,15 +24,18 @@
 # under Secure Boot lockdown unless you sign it with your own key).
 #
 # KVER selects the kernel; by default the running kernel if its build tree is
-# installed, else the oldest installed Debian kernel.  `make check` runs on
-# every installed generic Debian kernel (KVERS) unless KVER or KVERS is
+# installed, else the first of KVERS below.  `make check` runs on
+# the newest installed generic Debian kernel of each series (KVERS: a 6.1
+# upgrade leaves the one before installed) unless KVER or KVERS is
 # given: the PREEMPT_RT flavour and `make debug-kernel`'s kernel are run by
 # name (make check KVERS=...).  C=2 and W=1 reach Kbuild unchanged.
 
 SRC := $(CURDIR)
 KVERS_ALL := $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | \
 		cut -d/ -f4 | grep -v -- '-rt-amd64$$' | sort -V | \
-		while read k; do [ -e /boot/vmlinuz-$$k ] && echo $$k; done)
+		while read k; do [ -e /boot/vmlinuz-$$k ] && echo $$k; done | \
+		awk -F. '{ newest[$$1 "." $$2] = $$0 } END { for (s in newest) print newest[s] }' | \
+		sort -V)
 ifeq ($(origin KVER),undefined)
   ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
     KVER := $(shell uname -r)
