@@ -41,13 +41,13 @@ static int softrma_wire_answer_put(struct softrma_qp *qp, struct roce_pkt *pkt,
 }
 
 static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
-					u32 psn)
+					u32 psn, u32 msn)
 {
 	struct roce_pkt pkt = {
 		.opcode = ROCE_ACK,
 		.psn = psn,
 		.syndrome = syndrome,
-		.msn = qp->wire->resp.msn,
+		.msn = msn,
 	};
 
 	if (roce_aeth_kind(syndrome) != ROCE_AETH_KIND_ACK)
@@ -67,19 +67,13 @@ static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
 void softrma_wire_answer_flush(struct softrma_qp *qp)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
-	struct roce_pkt pkt = {
-		.opcode = ROCE_ACK,
-		.syndrome = ROCE_AETH_ACK,
-	};
 
 	if (!smp_load_acquire(&r->ack_deferred))
 		return;
 	spin_lock_bh(&r->deferred_lock);
-	if (r->ack_deferred && softrma_state_responds(softrma_qp_state(qp))) {
-		pkt.psn = r->deferred_psn;
-		pkt.msn = r->deferred_msn;
-		softrma_wire_answer_put(qp, &pkt, NULL, 0);
-	}
+	if (r->ack_deferred && softrma_state_responds(softrma_qp_state(qp)))
+		softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK, r->deferred_psn,
+					    r->deferred_msn);
 	smp_store_release(&r->ack_deferred, false);
 	spin_unlock_bh(&r->deferred_lock);
 }
@@ -96,7 +90,7 @@ static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
 					u32 psn)
 {
 	softrma_wire_answer_flush(qp);
-	softrma_wire_answer_put_ack(qp, syndrome, psn);
+	softrma_wire_answer_put_ack(qp, syndrome, psn, qp->wire->resp.msn);
 }
 
 /* An ACK for @psn, now or with the others of the receive batch. */
