@@ -55,6 +55,7 @@ struct softrma_netsock {
 	unsigned long rx_flags;		/* SOFTRMA_NET_RX_BUSY */
 	struct task_struct *rx_owner;	/* the context that holds it */
 	atomic_t rx_doorbells;		/* that claim it after they send */
+	bool rx_yields;			/* the claim's requests to them */
 	struct list_head rx_acks;	/* the claim's: QPs' deferred ACKs */
 	struct softrma_bh rx_ack_bh;	/* sends those the softirq deferred */
 	struct work_struct rx_work;
@@ -102,10 +103,14 @@ static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
 
 	/*
 	 * Under one lock: a request must not go before a response that came
-	 * before it, and both could come between two dequeues.
+	 * before it, and both could come between two dequeues.  A doorbell's
+	 * drain leaves the requests to a doorbell that is sending: that one
+	 * waits for the claim (softrma_net_rx_await_claim()).
 	 */
 	spin_lock_bh(&ns->rx_lock);
-	skb = __skb_dequeue(&ns->rxq_resp) ?: __skb_dequeue(&ns->rxq);
+	skb = __skb_dequeue(&ns->rxq_resp);
+	if (!skb && !(ns->rx_yields && atomic_read(&ns->rx_doorbells)))
+		skb = __skb_dequeue(&ns->rxq);
 	spin_unlock_bh(&ns->rx_lock);
 	if (skb)
 		atomic_sub(skb->truesize, &ns->rx_bytes);
@@ -184,6 +189,7 @@ static void softrma_net_rx_send_acks(struct softrma_netsock *ns)
  */
 static void softrma_net_rx_release(struct softrma_netsock *ns)
 {
+	WRITE_ONCE(ns->rx_yields, false);
 	WRITE_ONCE(ns->rx_owner, NULL);
 	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);
 	smp_mb__after_atomic();		/* the flag, then the queues */
@@ -231,6 +237,25 @@ static void softrma_net_rx_ack_bh(struct softrma_bh *bh)
 	softrma_net_rx_release(ns);
 }
 
+/*
+ * How long a doorbell that has sent waits at most for the claim held by a
+ * doorbell's drain that leaves the requests to it: about the time that
+ * drain takes for the responses queued, a few packets.
+ */
+#define SOFTRMA_NET_AWAIT_CLAIM_NS	(50 * NSEC_PER_USEC)
+
+static bool softrma_net_rx_await_claim(struct softrma_netsock *ns)
+{
+	u64 until = ktime_get_ns() + SOFTRMA_NET_AWAIT_CLAIM_NS;
+
+	while (!softrma_net_rx_claim(ns)) {
+		if (!READ_ONCE(ns->rx_yields) || ktime_get_ns() > until)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
 static void softrma_net_rx_work(struct work_struct *work)
 {
 	struct softrma_netsock *ns = container_of(work, struct softrma_netsock,
@@ -250,8 +275,13 @@ static void softrma_net_rx_work(struct work_struct *work)
  * When another context holds it (the peer's doorbell, on another CPU,
  * finishing its own exchange), the doorbell counts itself in
  * ns->rx_doorbells while it sends, which keeps its packets from waking the
- * work, and claims once it has sent; if the other context still holds the
- * claim then, that context finds the packets when it gives the claim up.
+ * work, and claims once it has sent.  A doorbell's drain then processes
+ * only responses and gives the claim up, and the sender waits for it: so
+ * each application's requests are processed in its own system call, as
+ * rdma_rxe processes them, and a ping-pong's two sides go on at once,
+ * neither returning to its application only after the other's work.  If
+ * another context holds the claim (the work, a softirq), or a while has
+ * passed, that context finds the packets when it gives the claim up.
  *
  * Context: Process context, no locks held.
  */
@@ -266,12 +296,15 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 	} else {
 		atomic_inc(&ns->rx_doorbells);
 		softrma_sq_run(qp);
+		claimed = softrma_net_rx_await_claim(ns);
 		atomic_dec(&ns->rx_doorbells);
 		smp_mb__after_atomic();	/* the count, then the flag */
-		claimed = softrma_net_rx_claim(ns);
+		claimed = claimed || softrma_net_rx_claim(ns);
 	}
-	if (claimed)
+	if (claimed) {
+		WRITE_ONCE(ns->rx_yields, true);
 		softrma_net_rx_drain(ns, SOFTRMA_NET_POLL_PKTS);
+	}
 }
 
 /*
