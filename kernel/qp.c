@@ -22,15 +22,14 @@
 /* Serials of QPs, unique over every device: a QPN comes round again. */
 static atomic64_t softrma_qp_serial = ATOMIC64_INIT(0);
 
+/*
+ * Read on every packet and every run of the send queue, without the lock:
+ * what was set before the state (a path, the attributes of RTR) is seen
+ * with it.
+ */
 enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
 {
-	unsigned long flags;
-	enum ib_qp_state state;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	state = qp->state;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	return state;
+	return smp_load_acquire(&qp->state);
 }
 
 static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
@@ -40,7 +39,7 @@ static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	from = qp->state;
-	qp->state = state;
+	smp_store_release(&qp->state, state);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	trace_softrma_qp_state(qp, from, state);
 }
@@ -69,7 +68,7 @@ void softrma_qp_set_error(struct softrma_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	from = qp->state;
-	qp->state = IB_QPS_ERR;
+	smp_store_release(&qp->state, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (from == IB_QPS_ERR)
 		return;
