@@ -77,4 +77,12 @@ static_assert(IB_ACCESS_FLUSH_PERSISTENT == SOFTRMA_ACCESS_FLUSH_PERSISTENT);
 #define softrma_bh_kill(bh)		tasklet_kill(bh)
 #endif
 
+/* owner_on_cpu() is SMP's: on one CPU, no other task runs while we spin. */
+#ifndef CONFIG_SMP
+static inline bool owner_on_cpu(struct task_struct *owner)
+{
+	return false;
+}
+#endif
+
 #endif /* SOFTRMA_COMPAT_H */

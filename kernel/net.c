@@ -244,16 +244,27 @@ static void softrma_net_rx_ack_bh(struct softrma_bh *bh)
  */
 #define SOFTRMA_NET_AWAIT_CLAIM_NS	(50 * NSEC_PER_USEC)
 
+/*
+ * Spins for that claim as a mutex's waiter spins for its owner: while the
+ * holder runs on a CPU (tasks are freed after a grace period), and not
+ * past a resched.
+ */
 static bool softrma_net_rx_await_claim(struct softrma_netsock *ns)
 {
 	u64 until = ktime_get_ns() + SOFTRMA_NET_AWAIT_CLAIM_NS;
+	struct task_struct *owner;
+	bool claimed;
 
-	while (!softrma_net_rx_claim(ns)) {
-		if (!READ_ONCE(ns->rx_yields) || ktime_get_ns() > until)
-			return false;
+	rcu_read_lock();
+	while (!(claimed = softrma_net_rx_claim(ns))) {
+		owner = READ_ONCE(ns->rx_owner);
+		if (!READ_ONCE(ns->rx_yields) || !owner || !owner_on_cpu(owner) ||
+		    need_resched() || ktime_get_ns() > until)
+			break;
 		cpu_relax();
 	}
-	return true;
+	rcu_read_unlock();
+	return claimed;
 }
 
 static void softrma_net_rx_work(struct work_struct *work)
