@@ -55,7 +55,8 @@ struct softrma_netsock {
 	unsigned long rx_flags;		/* SOFTRMA_NET_RX_BUSY */
 	struct task_struct *rx_owner;	/* the context that holds it */
 	atomic_t rx_doorbells;		/* that claim it after they send */
-	bool rx_yields;			/* the claim's requests to them */
+	atomic_t rx_waiters;		/* of those, spinning for it */
+	bool rx_yields;			/* its holder leaves requests to them */
 	struct list_head rx_acks;	/* the claim's: QPs' deferred ACKs */
 	struct softrma_bh rx_ack_bh;	/* sends those the softirq deferred */
 	struct work_struct rx_work;
@@ -97,20 +98,27 @@ static DEFINE_MUTEX(softrma_netsocks_lock);
 static bool softrma_net_rx_one(struct softrma_netsock *ns, struct sk_buff *skb,
 			      bool now);
 
-static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns)
+/*
+ * The next packet for the claim's holder.  With @owed, the holder yields:
+ * once it has taken the *@owed requests it found, it takes only responses
+ * while a doorbell spins for the claim (softrma_net_rx_drain()).
+ */
+static struct sk_buff *softrma_net_rx_next(struct softrma_netsock *ns,
+					   u32 *owed)
 {
 	struct sk_buff *skb;
 
 	/*
 	 * Under one lock: a request must not go before a response that came
-	 * before it, and both could come between two dequeues.  A doorbell's
-	 * drain leaves the requests to a doorbell that is sending: that one
-	 * waits for the claim (softrma_net_rx_await_claim()).
+	 * before it, and both could come between two dequeues.
 	 */
 	spin_lock_bh(&ns->rx_lock);
 	skb = __skb_dequeue(&ns->rxq_resp);
-	if (!skb && !(ns->rx_yields && atomic_read(&ns->rx_doorbells)))
+	if (!skb && (!owed || *owed || !atomic_read(&ns->rx_waiters))) {
 		skb = __skb_dequeue(&ns->rxq);
+		if (skb && owed && *owed)
+			(*owed)--;
+	}
 	spin_unlock_bh(&ns->rx_lock);
 	if (skb)
 		atomic_sub(skb->truesize, &ns->rx_bytes);
@@ -185,7 +193,8 @@ static void softrma_net_rx_send_acks(struct softrma_netsock *ns)
 
 /*
  * Gives up the claim; what arrived while it kept the work from being
- * queued is left to the work.
+ * queued, or was left to a doorbell that then stopped waiting, is left to
+ * the work, unless a doorbell is to claim next.
  */
 static void softrma_net_rx_release(struct softrma_netsock *ns)
 {
@@ -202,15 +211,26 @@ static void softrma_net_rx_release(struct softrma_netsock *ns)
  * Processes at most @budget received packets, in batches that end with
  * their deferred ACKs, and gives up the claim, leaving the rest to the
  * work.  A batch's ACKs may come back through lo: the next batch takes them.
+ *
+ * A doorbell's drain (@yields) takes the requests queued when it began,
+ * its own among them, and then leaves the later ones to a doorbell that
+ * spins for the claim (softrma_net_rx_await_claim()): so in a ping-pong
+ * each side's request is processed in that side's system call, as rdma_rxe
+ * processes it in the poster's context, and neither side returns to its
+ * application only after the other's exchange too.
  */
-static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget)
+static void softrma_net_rx_drain(struct softrma_netsock *ns, u32 budget,
+				 bool yields)
 {
+	u32 owed = skb_queue_len_lockless(&ns->rxq);
+	u32 *yield = yields ? &owed : NULL;
 	struct sk_buff *skb;
 	u32 batch;
 
+	WRITE_ONCE(ns->rx_yields, yields);
 	do {
 		for (batch = 0; batch < min(budget, SOFTRMA_NET_POLL_PKTS) &&
-				(skb = softrma_net_rx_next(ns)); batch++) {
+				(skb = softrma_net_rx_next(ns, yield)); batch++) {
 			softrma_net_rx_one(ns, skb, false);
 			kfree_skb(skb);
 			cond_resched();
@@ -238,31 +258,38 @@ static void softrma_net_rx_ack_bh(struct softrma_bh *bh)
 }
 
 /*
- * How long a doorbell that has sent waits at most for the claim held by a
+ * How long a doorbell that has sent spins at most for the claim held by a
  * doorbell's drain that leaves the requests to it: about the time that
- * drain takes for the responses queued, a few packets.
+ * drain takes for the requests it owes and the responses, a few packets.
  */
 #define SOFTRMA_NET_AWAIT_CLAIM_NS	(50 * NSEC_PER_USEC)
 
 /*
- * Spins for that claim as a mutex's waiter spins for its owner: while the
- * holder runs on a CPU (tasks are freed after a grace period), and not
- * past a resched.
+ * Spins as a mutex's waiter spins for its owner: while the holder runs on
+ * a CPU (a task is freed after a grace period), and not past a resched.
  */
 static bool softrma_net_rx_await_claim(struct softrma_netsock *ns)
 {
 	u64 until = ktime_get_ns() + SOFTRMA_NET_AWAIT_CLAIM_NS;
 	struct task_struct *owner;
-	bool claimed;
+	bool claimed = false;
 
 	rcu_read_lock();
-	while (!(claimed = softrma_net_rx_claim(ns))) {
+	atomic_inc(&ns->rx_waiters);
+	for (;;) {
+		if (!test_bit(SOFTRMA_NET_RX_BUSY, &ns->rx_flags) &&
+		    softrma_net_rx_claim(ns)) {
+			claimed = true;
+			break;
+		}
 		owner = READ_ONCE(ns->rx_owner);
-		if (!READ_ONCE(ns->rx_yields) || !owner || !owner_on_cpu(owner) ||
-		    need_resched() || ktime_get_ns() > until)
+		if (!READ_ONCE(ns->rx_yields) || !owner ||
+		    !owner_on_cpu(owner) || need_resched() ||
+		    ktime_get_ns() > until)
 			break;
 		cpu_relax();
 	}
+	atomic_dec(&ns->rx_waiters);
 	rcu_read_unlock();
 	return claimed;
 }
@@ -273,7 +300,7 @@ static void softrma_net_rx_work(struct work_struct *work)
 						  rx_work);
 
 	if (softrma_net_rx_claim(ns))
-		softrma_net_rx_drain(ns, U32_MAX);
+		softrma_net_rx_drain(ns, U32_MAX, false);
 }
 
 /**
@@ -286,13 +313,10 @@ static void softrma_net_rx_work(struct work_struct *work)
  * When another context holds it (the peer's doorbell, on another CPU,
  * finishing its own exchange), the doorbell counts itself in
  * ns->rx_doorbells while it sends, which keeps its packets from waking the
- * work, and claims once it has sent.  A doorbell's drain then processes
- * only responses and gives the claim up, and the sender waits for it: so
- * each application's requests are processed in its own system call, as
- * rdma_rxe processes them, and a ping-pong's two sides go on at once,
- * neither returning to its application only after the other's work.  If
- * another context holds the claim (the work, a softirq), or a while has
- * passed, that context finds the packets when it gives the claim up.
+ * work, and claims once it has sent, spinning a while if the holder is a
+ * doorbell's drain, which leaves it its requests (softrma_net_rx_drain()).
+ * If another context still holds the claim then, that context finds the
+ * packets when it gives the claim up.
  *
  * Context: Process context, no locks held.
  */
@@ -312,10 +336,8 @@ void softrma_net_doorbell(struct softrma_qp *qp)
 		smp_mb__after_atomic();	/* the count, then the flag */
 		claimed = claimed || softrma_net_rx_claim(ns);
 	}
-	if (claimed) {
-		WRITE_ONCE(ns->rx_yields, true);
-		softrma_net_rx_drain(ns, SOFTRMA_NET_POLL_PKTS);
-	}
+	if (claimed)
+		softrma_net_rx_drain(ns, SOFTRMA_NET_POLL_PKTS, true);
 }
 
 /*
@@ -444,7 +466,7 @@ static void softrma_net_close(struct softrma_netsock *ns)
 	/* Nothing is queued any more: wait for the context processing it. */
 	wait_on_bit_lock(&ns->rx_flags, SOFTRMA_NET_RX_BUSY,
 			 TASK_UNINTERRUPTIBLE);
-	while ((skb = softrma_net_rx_next(ns)))
+	while ((skb = softrma_net_rx_next(ns, NULL)))
 		kfree_skb(skb);
 	softrma_net_rx_send_acks(ns);
 	clear_bit_unlock(SOFTRMA_NET_RX_BUSY, &ns->rx_flags);

@@ -442,7 +442,7 @@ struct softrma_qp {
 	struct mutex rq_lock;		/* the responder: rq, rqe */
 	spinlock_t gate;		/* the receive softirq's: softrma_qp_enter() */
 	spinlock_t post_lock;		/* kernel QPs: producers of sq and rq */
-	spinlock_t state_lock;		/* state; innermost */
+	spinlock_t state_lock;		/* state's writers; innermost */
 	u64 serial;			/* which QP of the module's lifetime */
 	u64 peer_serial;		/* the local peer that spoke first; rq_lock */
 	enum ib_qp_state state;
