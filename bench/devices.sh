@@ -67,10 +67,14 @@ bench_run() {
 	echo $wire > /sys/module/softrma/parameters/force_wire
 	# shellcheck disable=SC2086
 	timeout 300 $ns "$tool" $args -s "$size" -n "$n" > "$BENCH_WORK/server.log" 2>&1 &
-	sleep 1
-	# shellcheck disable=SC2086
-	timeout 300 ${BENCH_PERF:+perf record -q -a -g -o "$BENCH_PERF" --} \
-		$ns "$tool" $args -s "$size" -n "$n" "$addr" > "$BENCH_WORK/client.log" 2>&1
+	# On a loaded machine the server may not listen yet: try again.
+	for _ in 1 2 3; do
+		sleep 1
+		# shellcheck disable=SC2086
+		timeout 300 ${BENCH_PERF:+perf record -q -a -g -o "$BENCH_PERF" --} \
+			$ns "$tool" $args -s "$size" -n "$n" "$addr" > "$BENCH_WORK/client.log" 2>&1
+		grep -q "Couldn't connect" "$BENCH_WORK/client.log" || break
+	done
 	wait
 	echo 0 > /sys/module/softrma/parameters/force_wire
 	bench_value "$BENCH_WORK/client.log" "$tool" "$size"
