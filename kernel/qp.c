@@ -32,16 +32,25 @@ enum ib_qp_state softrma_qp_state(struct softrma_qp *qp)
 	return smp_load_acquire(&qp->state);
 }
 
+/*
+ * The state modify_qp chose.  Fault injection moves a QP to error without
+ * its locks: an error that came since modify_qp read the state stays, as
+ * if it came after the modify, unless that was to RESET.
+ */
 static void softrma_qp_set_state(struct softrma_qp *qp, enum ib_qp_state state)
 {
 	enum ib_qp_state from;
 	unsigned long flags;
 
+	softrma_qp_assert_sq(qp);
+	softrma_qp_assert_rq(qp);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	from = qp->state;
-	smp_store_release(&qp->state, state);
+	if (from != IB_QPS_ERR || state == IB_QPS_RESET) {
+		smp_store_release(&qp->state, state);
+		trace_softrma_qp_state(qp, from, state);
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	trace_softrma_qp_state(qp, from, state);
 }
 
 /* Runs the send queue (kernel QPs, flushes) and flushes receives in error. */
@@ -69,11 +78,11 @@ void softrma_qp_set_error(struct softrma_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	from = qp->state;
 	smp_store_release(&qp->state, IB_QPS_ERR);
+	if (from != IB_QPS_ERR)
+		trace_softrma_qp_state(qp, from, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (from == IB_QPS_ERR)
-		return;
-	trace_softrma_qp_state(qp, from, IB_QPS_ERR);
-	softrma_qp_schedule(qp);
+	if (from != IB_QPS_ERR)
+		softrma_qp_schedule(qp);
 }
 
 /*
@@ -462,7 +471,7 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata)
 {
 	struct softrma_qp *qp = to_sqp(ibqp);
-	enum ib_qp_state cur, next;
+	enum ib_qp_state state, cur, next;
 	int err = 0;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -470,9 +479,10 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	softrma_qp_lock_sq(qp);
 	softrma_qp_lock_rq(qp);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	state = softrma_qp_state(qp);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (cur != qp->state ||
+	if (cur != state ||
 	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		err = -EINVAL;
 		goto out;

@@ -3,7 +3,8 @@
 # Fault injection (kernel/fault.c) and what an application sees of each
 # knob: verbs/fault.c's create (a failed creation of every object type),
 # wc (an injected error completion, on the local transport and on the
-# wire), events (QP, port and device events), packets (2% loss, 2%
+# wire), events (QP, port and device events), race (an injected QP error
+# racing modify_qp: the error stays), packets (2% loss, 2%
 # corruption, 5% duplicates, which put QPs of one host on packets: every
 # byte still in place) and reorder (10% reordered, 5% delayed by 20 ms), and
 # the counters behind them.  Only root may inject: an unprivileged user's
@@ -17,6 +18,7 @@ run() { SOFTRMA_DEV=softrma0 SOFTRMA_IPV4=10.9.0.1 "$SOFTRMA_BIN/fault" "$@"; }
 run create || fail "create"
 run wc || fail "wc, local transport"
 run events || fail "events"
+run race || fail "qp_fatal racing modify_qp"
 before_icrc=$(port_counter softrma0 rcvd_icrc_err)
 before_dup=$(port_counter softrma0 duplicate_request)
 before_retrans=$(port_counter softrma0 retrans_pkts)

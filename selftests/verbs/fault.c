@@ -15,6 +15,9 @@
  *	     event and every QP in error; "cq_err N": the CQ's event, and a
  *	     QP completing into it fails; unknown names and numbers are
  *	     refused;
+ *  race     "qp_fatal N" while another thread moves QP N between RTS and
+ *	     SQD: when both are done the QP is in error, 300 times; a
+ *	     modify_qp that began before the error never takes it back;
  *  packets  with 2% of the packets lost, 2% corrupted and 5% sent twice
  *	     (which puts QPs of one host on packets), 200 RDMA WRITEs of 4 KiB and 200
  *	     SENDs all complete, every byte in place: only the counters tell
@@ -25,9 +28,11 @@
  *	     place and some requests out of sequence; malformed and
  *	     out-of-range values refused.
  *
- * usage: fault create|wc|events|packets|reorder  (SOFTRMA_DEV, SOFTRMA_IPV4)
+ * usage: fault create|wc|events|race|packets|reorder  (SOFTRMA_DEV, SOFTRMA_IPV4)
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "pair.h"
 
@@ -333,6 +338,54 @@ static void test_events(void)
 	CHECK_EQ(fault_write("event", "port_err 3"), EINVAL);
 }
 
+static atomic_int cycling;
+
+/*
+ * Moves the QP between RTS and SQD until told to stop or refused; returns
+ * 0 or the error that refused it.
+ */
+static void *cycle_sqd(void *arg)
+{
+	static const enum ibv_qp_state states[] = { IBV_QPS_SQD, IBV_QPS_RTS };
+	struct ibv_qp_attr attr = { 0 };
+	struct ibv_qp *qp = arg;
+	int err = 0;
+
+	for (unsigned int i = 0; !err && atomic_load(&cycling); i++) {
+		attr.qp_state = states[i % 2];
+		err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	}
+	return (void *)(intptr_t)err;
+}
+
+static void test_race(void)
+{
+	char value[32];
+	pthread_t thread;
+	struct pair p;
+	void *err;
+
+	for (unsigned int i = 0; i < 300; i++) {
+		pair_init(&p, ALL_ACCESS, 7);
+		snprintf(value, sizeof(value), "qp_fatal %u", p.b.qp->qp_num);
+		atomic_store(&cycling, 1);
+		CHECK_EQ(pthread_create(&thread, NULL, cycle_sqd, p.b.qp), 0);
+		usleep(i % 50);
+		fault_set("event", value);
+		expect_event(IBV_EVENT_QP_FATAL, p.b.qp);
+		atomic_store(&cycling, 0);
+		CHECK_EQ(pthread_join(thread, &err), 0);
+		/* Only the error state refuses the cycle. */
+		CHECK(!err || (intptr_t)err == EINVAL, "round %u: modify_qp: %s",
+		      i, strerror((intptr_t)err));
+		CHECK(qp_state(p.b.qp) == IBV_QPS_ERR,
+		      "round %u: QP in state %d after qp_fatal", i,
+		      qp_state(p.b.qp));
+		pair_fini(&p);
+	}
+	printf("# qp_fatal racing modify_qp 300 times: the QP in error each time\n");
+}
+
 /* 200 WRITEs of 4 KiB and 200 SENDs of 256 bytes, each checked. */
 static void traffic(void)
 {
@@ -428,7 +481,7 @@ int main(int argc, char **argv)
 
 	dev = getenv("SOFTRMA_DEV");
 	CHECK(argc == 2 && dev && ipv4,
-	      "usage: fault create|wc|events|packets|reorder (SOFTRMA_DEV, SOFTRMA_IPV4)");
+	      "usage: fault create|wc|events|race|packets|reorder (SOFTRMA_DEV, SOFTRMA_IPV4)");
 	ctx = test_open_device(dev);
 	gid_index = test_find_ipv4_gid(ctx, ipv4);
 	if (!strcmp(argv[1], "create"))
@@ -437,6 +490,8 @@ int main(int argc, char **argv)
 		test_wc();
 	else if (!strcmp(argv[1], "events"))
 		test_events();
+	else if (!strcmp(argv[1], "race"))
+		test_race();
 	else if (!strcmp(argv[1], "packets"))
 		test_packets();
 	else if (!strcmp(argv[1], "reorder"))
