@@ -120,7 +120,7 @@ static int softrma_post_kernel_send(struct softrma_qp *qp,
 	spin_unlock_irqrestore(&qp->post_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	queue_work(softrma_wq, &qp->work);
+	softrma_qp_schedule(qp);
 	return err;
 }
 
@@ -167,13 +167,12 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
 	struct softrma_qp *qp = to_sqp(ibqp);
-	enum ib_qp_state state = softrma_qp_state(qp);
 	struct softrma_rqe *rqe;
 	unsigned long flags;
 	int err = 0;
 
 	if (!softrma_qp_is_kernel(qp) || ibqp->srq || !softrma_qp_responds(qp) ||
-	    state == IB_QPS_RESET) {
+	    softrma_qp_state(qp) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -188,7 +187,15 @@ int softrma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->post_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	if (state == IB_QPS_ERR)
-		queue_work(softrma_wq, &qp->work);
+	/*
+	 * Either the flush that an error schedules sees these receives, or
+	 * this sees the error.  Pairs with queue_work() after
+	 * softrma_qp_set_error() stored it: its test-and-set of the pending
+	 * bit is fully ordered, and a worker clears that bit, behind a full
+	 * barrier, before it runs the work.
+	 */
+	smp_mb();
+	if (softrma_qp_state(qp) == IB_QPS_ERR)
+		softrma_qp_schedule(qp);
 	return err;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Fast registration and invalidation through kernel verbs, as NVMe-oF, iSER
-# and NFS/RDMA use them, and ib_resize_cq() of kernel CQs:
+# and NFS/RDMA use them, ib_resize_cq() of kernel CQs, and a receive posted
+# as another CPU moves the QP to error (held by a kprobe in between):
 # selftests/kmod/softrma_ktest.c, a module whose init runs its cases against
 # one device and logs them as KTAP (shown here).  On softrma0 it runs twice,
 # on the local transport (force_wire=0) and in RoCEv2 packets

@@ -2,8 +2,8 @@
 /*
  * softrma_ktest: the kernel verbs that NVMe-oF, iSER and NFS/RDMA use for
  * fast registration (IB_WR_REG_MR) and invalidation (IB_WR_LOCAL_INV,
- * IB_WR_SEND_WITH_INV), and ib_resize_cq(), run in module init against one
- * RDMA device:
+ * IB_WR_SEND_WITH_INV), ib_resize_cq(), and the flush of a receive posted
+ * as the QP goes to error, run in module init against one RDMA device:
  *
  *	insmod softrma_ktest.ko dev=<ib device> [gid_index=N] [cases=SUBSTR]
  *		[slowdown=N]
@@ -63,6 +63,8 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -1367,6 +1369,153 @@ static int reset_drops_completions(struct kt *t)
 	       kt_status(t, "RECV", &wc, IB_WC_SUCCESS, IB_WC_RECV);
 }
 
+/*
+ * recv_posted_as_qp_fails_flushed: the poster is held where its receive's
+ * post takes its first spinlock, between reading the QP's state and
+ * publishing the receive, while another CPU moves the QP to error and the
+ * error's flush empties the queue.
+ */
+static struct {
+	struct task_struct *poster;
+	struct kt *t;
+	atomic_t armed;		/* the poster's next lock holds it */
+	int go;			/* the QP may go to error now */
+	int flushed;		/* it has, and its flush has run */
+	bool in_time;		/* while the poster was held */
+	int ret;
+} kt_hold;
+
+/* How long the poster is held at most: interrupts are off meanwhile. */
+#define KT_HOLD_US	(2 * USEC_PER_SEC)
+
+static int kt_hold_lock(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned int us;
+
+	if (current != kt_hold.poster || !atomic_xchg(&kt_hold.armed, 0))
+		return 0;
+	WRITE_ONCE(kt_hold.go, 1);
+	/* In the probe's context: only a busy wait, bounded without jiffies. */
+	for (us = 0; us < KT_HOLD_US && !READ_ONCE(kt_hold.flushed); us += 10)
+		udelay(10);
+	kt_hold.in_time = READ_ONCE(kt_hold.flushed);
+	return 0;
+}
+
+/*
+ * On another CPU: moves the QP to error when the poster is held, and waits
+ * for the flush to complete the receive posted before, which tells that it
+ * has run and found the queue empty after it.
+ */
+static int kt_hold_fail_qp(void *wr_id)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct kt_pair *p = &kt_hold.t->p;
+	unsigned int ms;
+	struct ib_wc wc;
+	int n = 0;
+
+	for (ms = 0; ms < 10 * MSEC_PER_SEC && !READ_ONCE(kt_hold.go); ms++)
+		msleep(1);
+	kt_hold.ret = ib_modify_qp(p->qp[1], &attr, IB_QP_STATE);
+	for (ms = 0; !kt_hold.ret && ms < KT_HOLD_US / USEC_PER_MSEC; ms++) {
+		n = ib_poll_cq(p->rcq[1].cq, 1, &wc);
+		if (n)
+			break;
+		msleep(1);
+	}
+	if (n == 1 && wc.wr_id == *(u64 *)wr_id &&
+	    wc.status == IB_WC_WR_FLUSH_ERR) {
+		p->rcq[1].pending--;
+		WRITE_ONCE(kt_hold.flushed, 1);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * A receive posted as another CPU moves the QP to error is flushed, with
+ * no later post to find it: the poster is held by a kprobe on the lock
+ * its post takes (the RT kernel's spinlock there), the moment when it has
+ * read the state and not yet published the receive, until the error's
+ * flush has run.
+ */
+static int recv_posted_as_qp_fails_flushed(struct kt *t)
+{
+	struct kprobe kp = {
+		.symbol_name = IS_ENABLED(CONFIG_PREEMPT_RT) ? "rt_spin_lock" :
+							      "_raw_spin_lock_irqsave",
+		.pre_handler = kt_hold_lock,
+	};
+	struct ib_sge sge = {
+		.addr = t->dst.dma,
+		.length = 64,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+	struct task_struct *fail_qp;
+	u64 first_id;
+	struct ib_wc wc;
+	bool held;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		return kt_fail(t, "needs CONFIG_KPROBES");
+	if (num_online_cpus() < 2)
+		return kt_fail(t, "needs two CPUs");
+	ret = kt_post_recv(t, &t->p, 1, &first_id);
+	if (ret)
+		return ret;
+	kt_hold.poster = current;
+	kt_hold.t = t;
+	kt_hold.go = 0;
+	kt_hold.flushed = 0;
+	kt_hold.in_time = false;
+	fail_qp = kthread_create(kt_hold_fail_qp, &first_id, "kt_fail_qp");
+	if (IS_ERR(fail_qp))
+		return kt_fail(t, "kthread_create: %ld", PTR_ERR(fail_qp));
+	ret = register_kprobe(&kp);
+	if (ret) {
+		kthread_stop(fail_qp);
+		return kt_fail(t, "register_kprobe(%s): %d", kp.symbol_name, ret);
+	}
+	/* The poster stays on its CPU, the kthread runs on another. */
+	migrate_disable();
+	kthread_bind(fail_qp, cpumask_any_but(cpu_online_mask, smp_processor_id()));
+	wake_up_process(fail_qp);
+	wr.wr_id = ++t->wr_id;
+	/*
+	 * No interrupt on this CPU may take a spinlock meanwhile and be held
+	 * in the post's place.  (PREEMPT_RT runs interrupts in threads, and
+	 * its spinlocks may sleep.)
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_disable();
+	atomic_set(&kt_hold.armed, 1);
+	ret = ib_post_recv(t->p.qp[1], &wr, &bad);
+	held = !atomic_xchg(&kt_hold.armed, 0);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_enable();
+	migrate_enable();
+	unregister_kprobe(&kp);
+	WRITE_ONCE(kt_hold.go, 1);
+	kthread_stop(fail_qp);
+	if (ret)
+		return kt_fail(t, "ib_post_recv: %d", ret);
+	t->p.rcq[1].pending++;
+	if (!held)
+		return kt_fail(t, "the post took no %s: nothing held it", kp.symbol_name);
+	if (kt_hold.ret)
+		return kt_fail(t, "QP to ERR: %d", kt_hold.ret);
+	if (!kt_hold.in_time)
+		return kt_fail(t, "the error's flush did not run while the post was held");
+	return kt_wait(t, &t->p.rcq[1], wr.wr_id, &wc, "the receive posted as the QP failed") ?:
+	       kt_status(t, "the receive posted as the QP failed", &wc,
+			 IB_WC_WR_FLUSH_ERR, IB_WC_RECV);
+}
+
 struct kt_case {
 	const char *name;
 	int (*run)(struct kt *t);
@@ -1397,6 +1546,7 @@ static const struct kt_case kt_cases[] = {
 	KT_CASE(dma_mr_send_recv, false),
 	KT_CASE(cq_resize_keeps_completions, false),
 	KT_CASE(reset_drops_completions, false),
+	KT_CASE(recv_posted_as_qp_fails_flushed, false),
 };
 
 static void kt_teardown(struct kt *t)
