@@ -1409,26 +1409,19 @@ static int kt_hold_lock(struct kprobe *kp, struct pt_regs *regs)
  */
 static int kt_hold_fail_qp(void *wr_id)
 {
+	static const char what[] = "the receive posted before the error";
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct kt_pair *p = &kt_hold.t->p;
+	struct kt *t = kt_hold.t;
 	unsigned int ms;
 	struct ib_wc wc;
-	int n = 0;
 
 	for (ms = 0; ms < 10 * MSEC_PER_SEC && !READ_ONCE(kt_hold.go); ms++)
 		msleep(1);
-	kt_hold.ret = ib_modify_qp(p->qp[1], &attr, IB_QP_STATE);
-	for (ms = 0; !kt_hold.ret && ms < KT_HOLD_US / USEC_PER_MSEC; ms++) {
-		n = ib_poll_cq(p->rcq[1].cq, 1, &wc);
-		if (n)
-			break;
-		msleep(1);
-	}
-	if (n == 1 && wc.wr_id == *(u64 *)wr_id &&
-	    wc.status == IB_WC_WR_FLUSH_ERR) {
-		p->rcq[1].pending--;
+	kt_hold.ret = ib_modify_qp(t->p.qp[1], &attr, IB_QP_STATE);
+	if (!kt_hold.ret &&
+	    !kt_wait(t, &t->p.rcq[1], *(u64 *)wr_id, &wc, what) &&
+	    !kt_status(t, what, &wc, IB_WC_WR_FLUSH_ERR, IB_WC_RECV))
 		WRITE_ONCE(kt_hold.flushed, 1);
-	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;

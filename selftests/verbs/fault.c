@@ -363,6 +363,7 @@ static void test_race(void)
 	char value[32];
 	pthread_t thread;
 	struct pair p;
+	int state;
 	void *err;
 
 	for (unsigned int i = 0; i < 300; i++) {
@@ -378,9 +379,9 @@ static void test_race(void)
 		/* Only the error state refuses the cycle. */
 		CHECK(!err || (intptr_t)err == EINVAL, "round %u: modify_qp: %s",
 		      i, strerror((intptr_t)err));
-		CHECK(qp_state(p.b.qp) == IBV_QPS_ERR,
-		      "round %u: QP in state %d after qp_fatal", i,
-		      qp_state(p.b.qp));
+		state = qp_state(p.b.qp);
+		CHECK(state == IBV_QPS_ERR, "round %u: QP in state %d after qp_fatal",
+		      i, state);
 		pair_fini(&p);
 	}
 	printf("# qp_fatal racing modify_qp 300 times: the QP in error each time\n");
