@@ -3,7 +3,7 @@
 
 ksft_skip=4
 SOFTRMA_TOP=${SOFTRMA_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-SOFTRMA_KO=$SOFTRMA_TOP/build/$(uname -r)/softrma.ko
+SOFTRMA_KO=${SOFTRMA_KO:-$SOFTRMA_TOP/build/$(uname -r)/softrma.ko}	# another module: A/B, a fix's test on the code before it
 SOFTRMA_BIN=$SOFTRMA_TOP/selftests/verbs/bin
 export RDMAV_DRIVERS=$SOFTRMA_TOP/user/libsoftrma
 . "$SOFTRMA_TOP/selftests/slowdown.sh"
