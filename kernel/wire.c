@@ -120,11 +120,15 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->send_psn = qp->attr.sq_psn;
 		w->comp_psn = w->send_psn;
 		w->max_psn = w->send_psn;
+		w->ackreq_psn = roce_psn_add(w->send_psn, -1);
 		w->next_index = qp->sq.index;
 		w->window = SOFTRMA_WIRE_PSNS;
 	}
 	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT))
 		w->retry_left = qp->attr.retry_cnt;
+	/* The SQ drains once what is in flight is acknowledged. */
+	if (next == IB_QPS_SQD)
+		softrma_wire_ask_ack(qp);
 	if (next == IB_QPS_RESET) {
 		softrma_wire_release(qp);
 		softrma_wire_resp_reset(qp);

@@ -84,9 +84,12 @@ struct softrma_wire {
 	u32 max_psn;			/* beyond the last PSN ever sent */
 	u32 comp_psn;			/* the oldest PSN not acknowledged */
 	u32 noack_pkts;			/* sent since the last AckReq */
+	u32 ackreq_psn;			/* the last PSN that asked for an answer */
 	u32 window;			/* packets unacknowledged at once, now */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
+	bool probed;			/* since the last progress */
+	bool probing;			/* the next packet asks: a probe */
 	unsigned long retrans_at;	/* jiffies: the ACK timeout's deadline */
 	struct delayed_work retrans_work;
 	struct work_struct send_work;	/* the requester, kicked by the completer */
@@ -130,6 +133,7 @@ void softrma_wire_send_run(struct softrma_qp *qp, u32 budget);
 void softrma_wire_send_work(struct work_struct *work);
 void softrma_wire_kick(struct softrma_qp *qp);
 void softrma_wire_arm_timer(struct softrma_qp *qp, bool restart);
+bool softrma_wire_ask_ack(struct softrma_qp *qp);
 void softrma_wire_complete_head(struct softrma_qp *qp,
 				enum ib_wc_status status);
 

@@ -26,6 +26,8 @@ static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 	w->window = min_t(u32, w->window + 1, SOFTRMA_WIRE_PSNS);
 	w->retry_left = qp->attr.retry_cnt;
 	w->rewound = false;
+	w->probed = false;
+	w->probing = false;
 	softrma_wire_arm_timer(qp, true);
 }
 
@@ -324,6 +326,10 @@ void softrma_wire_retrans_work(struct work_struct *work)
 		/* There was progress since it was started. */
 		queue_delayed_work(softrma_wq, &w->retrans_work,
 				   w->retrans_at - jiffies);
+		goto out;
+	}
+	if (softrma_wire_ask_ack(qp)) {
+		softrma_wire_arm_timer(qp, true);
 		goto out;
 	}
 	softrma_wire_count(qp, SOFTRMA_CNT_ACK_TIMEOUT);

@@ -4,13 +4,15 @@
  * window of WQEs in flight (kernel copies, their memory resolved and held
  * until they complete), numbered with consecutive PSNs and sent as packets
  * of the path MTU.  RC keeps them until the completer retires them; it asks
- * for an acknowledgement at the end of each message and every
- * SOFTRMA_WIRE_ACK_EVERY packets, and keeps at most a window of packets
+ * for an acknowledgement at the end of each message whose completion is
+ * signalled, at least every SOFTRMA_WIRE_ACK_EVERY packets and every half
+ * SOFTRMA_WIRE_WQES messages, and keeps at most a window of packets
  * unacknowledged: SOFTRMA_WIRE_PSNS, halved on every loss and grown back
- * by one on every acknowledgement, because going back N costs the window.  A READ goes out as requests of at most
- * SOFTRMA_WIRE_READ_PKTS responses, one at a time, so that no request asks
- * for more than the window; one sent again for its missing responses keeps
- * its end.  UC completes what it has sent.
+ * by one on every acknowledgement, because going back N costs the window.
+ * A READ goes out as requests of at most SOFTRMA_WIRE_READ_PKTS responses,
+ * one at a time, so that no request asks for more than the window; one sent
+ * again for its missing responses keeps its end.  UC completes what it has
+ * sent.
  */
 
 #include "wire.h"
@@ -75,10 +77,16 @@ static int softrma_wire_xmit(struct softrma_qp *qp,
 	return 0;
 }
 
-static void softrma_wire_sent(struct softrma_wire *w, u32 end_psn)
+/* @pkt went out, and with it the PSNs before @end_psn. */
+static void softrma_wire_sent(struct softrma_wire *w,
+			      const struct roce_pkt *pkt, u32 end_psn)
 {
+	u32 last = roce_psn_add(end_psn, -1);
+
 	if (roce_psn_diff(end_psn, w->max_psn) > 0)
 		w->max_psn = end_psn;
+	if (pkt->ackreq && roce_psn_diff(last, w->ackreq_psn) > 0)
+		w->ackreq_psn = last;
 }
 
 /* Sends @pkt, the one PSN at next_psn of @wqe; false when it has to wait. */
@@ -88,24 +96,45 @@ static bool softrma_wire_send_next(struct softrma_qp *qp,
 {
 	if (softrma_wire_xmit(qp, wqe, pkt, &wqe->sgl, off))
 		return false;
-	softrma_wire_sent(qp->wire, roce_psn_add(wqe->next_psn, 1));
+	softrma_wire_sent(qp->wire, pkt, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 	return true;
 }
 
 /*
- * Asks for an acknowledgement at the end of a message, and often enough
- * that the window never waits for one.
+ * Whether the end of @wqe asks for an acknowledgement: when its completion
+ * is signalled, when it makes half the WQEs that may be in flight (the
+ * acknowledgement of the last retires them all), and when no timer would
+ * ask later (timeout 0).  An unsignalled message needs none soon: the
+ * peer's receive of it completes without one, the application waits for
+ * nothing of it, and the next acknowledgement retires it too.
  */
-static bool softrma_wire_ackreq(struct softrma_qp *qp, bool last)
+static bool softrma_wire_wqe_wants_ack(struct softrma_qp *qp,
+				       const struct softrma_wqe *wqe)
+{
+	return qp->sig_all || (wqe->msg.send_flags & IB_SEND_SIGNALED) ||
+	       qp->wire->next_index - qp->sq.index >= SOFTRMA_WIRE_WQES / 2 ||
+	       !softrma_sq_ack_timeout(qp);
+}
+
+/*
+ * Asks for an acknowledgement at the end of a message that wants one, often
+ * enough that the window never waits for one, and in every packet sent
+ * again.  What is left unacknowledged behind the last that asked is asked
+ * for by softrma_wire_ask_ack().
+ */
+static bool softrma_wire_ackreq(struct softrma_qp *qp,
+				const struct softrma_wqe *wqe, bool last)
 {
 	struct softrma_wire *w = qp->wire;
 	u32 every = min_t(u32, SOFTRMA_WIRE_ACK_EVERY, w->window / 2);
 
 	if (!softrma_qp_is_reliable(qp))
 		return false;
-	if (last || ++w->noack_pkts >= every) {
+	if (w->probing || w->rewound || ++w->noack_pkts >= every ||
+	    (last && softrma_wire_wqe_wants_ack(qp, wqe))) {
 		w->noack_pkts = 0;
+		w->probing = false;
 		return true;
 	}
 	return false;
@@ -127,7 +156,7 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
 				      roce_wr_last_hdr(op), first, last),
 		.psn = wqe->next_psn,
 		.payload_len = min_t(u64, w->mtu, msg->length - off),
-		.ackreq = softrma_wire_ackreq(qp, last),
+		.ackreq = softrma_wire_ackreq(qp, wqe, last),
 	};
 
 	if (write && first) {
@@ -141,6 +170,45 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
 		pkt.inv_rkey = msg->inv_rkey;
 	}
 	return softrma_wire_send_next(qp, wqe, &pkt, off);
+}
+
+/**
+ * softrma_wire_ask_ack() - Asks for the acknowledgement of what is in flight.
+ * @qp: the requester
+ *
+ * For when the requester must know: a fence or a local operation waits for
+ * what is in flight, the QP goes to SQD, or the retransmission timer ran
+ * out.  When none of the packets outstanding asked for an acknowledgement
+ * (softrma_wire_ackreq()), sends the last of them again, asking: the peer's
+ * answer acknowledges them all, or NAKs the first that it lacks.  Once until
+ * the next progress, and not while an RNR NAK is waited out.
+ *
+ * Return: whether it asked.
+ */
+bool softrma_wire_ask_ack(struct softrma_qp *qp)
+{
+	struct softrma_wire *w = qp->wire;
+	u32 psn = roce_psn_add(w->max_psn, -1);
+	struct softrma_wqe *wqe;
+
+	softrma_qp_assert_sq(qp);
+	if (!softrma_qp_is_reliable(qp) || w->probed || qp->head_wait ||
+	    roce_psn_diff(w->ackreq_psn, w->comp_psn) >= 0 ||
+	    roce_psn_diff(w->max_psn, w->comp_psn) <= 0)
+		return false;
+	w->probed = true;
+	for (u32 i = qp->sq.index; i != w->next_index; i++) {
+		wqe = softrma_wire_wqe(qp, i);
+		if (wqe->next_psn == w->max_psn &&
+		    roce_psn_diff(psn, wqe->first_psn) >= 0 &&
+		    !softrma_wqe_waits_response(wqe)) {
+			wqe->next_psn = psn;
+			w->probing = true;
+			softrma_wire_send_data(qp, wqe);
+			break;
+		}
+	}
+	return true;
 }
 
 /* An atomic, FLUSH or ATOMIC WRITE: one packet, one PSN; false: it waits. */
@@ -212,7 +280,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 	pkt.dma_len = min_t(u64, msg->length - off, (u64)n * w->mtu);
 	softrma_wire_xmit(qp, wqe, &pkt, NULL, 0);	/* no payload to wait for */
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
-	softrma_wire_sent(w, wqe->next_psn);
+	softrma_wire_sent(w, &pkt, wqe->next_psn);
 	return true;
 }
 
@@ -284,10 +352,15 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	    smp_load_acquire(&w->resp.ack_waits) ||
 	    !softrma_sq_fetch(qp, w->next_index, sqe))
 		return false;
-	/* A fence waits for everything before it, not only READs and atomics. */
+	/*
+	 * A fence waits for everything before it, not only READs and atomics,
+	 * and so does a local operation: for their acknowledgement.
+	 */
 	if (taken && ((sqe->send_flags & IB_SEND_FENCE) ||
-		      roce_wr_op(sqe->opcode)->local))
+		      roce_wr_op(sqe->opcode)->local)) {
+		softrma_wire_ask_ack(qp);
 		return false;
+	}
 	/* An invalidation or a bind waits for the accesses in progress. */
 	if (roce_wr_op(sqe->opcode)->local && softrma_net_in_rx(to_sdev(qp->ibqp.device))) {
 		softrma_wire_kick(qp);

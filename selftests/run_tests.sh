@@ -57,6 +57,7 @@ device/stale_lists.sh
 device/local_isolation.sh
 device/peer_reuse.sh
 device/private_checkout.sh
+device/ackreq.sh
 device/sqd_wire.sh
 device/wire_teardown.sh
 device/ring_racer.sh

@@ -34,9 +34,10 @@ done
 pair "ib_write_bw -b" "timeout $(bound 120) ib_write_bw -d softrma0 -x 1 -n 500 -b $(ack_timeout)"
 pair "ib_write_lat" "timeout $(bound 120) ib_write_lat -d softrma0 -x 1 -n 500 $(ack_timeout)"
 # A doorbell sends a post list of 16 SENDs, then processes what came back:
-# one batch of 16 requests that each ask for an ACK, and one ACK answers.
+# one batch of 16 requests that each ask for an ACK (-Q 1: each is
+# signalled), and one ACK answers.
 acks=$(port_counter softrma0 coalesced_acks)
-pair "ib_send_bw -l 16" "timeout $(bound 120) ib_send_bw -d softrma0 -x 1 -s 64 -n 1600 -l 16 $(ack_timeout)"
+pair "ib_send_bw -l 16" "timeout $(bound 120) ib_send_bw -d softrma0 -x 1 -s 64 -n 1600 -l 16 -Q 1 $(ack_timeout)"
 [ "$(port_counter softrma0 coalesced_acks)" -ge $((${acks:-0} + 800)) ] ||
 	fail "ACKs coalesced over 1600 SENDs in lists of 16: $(port_counter softrma0 coalesced_acks), ${acks:-none} before"
 pair "rping -V" "rping -s -a 10.9.0.1 -V -C 20 -S 65000" "rping -c -a 10.9.0.1 -V -C 20 -S 65000"

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Which requests ask for an acknowledgement on the wire (force_wire: RoCEv2
+ * packets through lo), and what becomes of those that do not.
+ * kselftest_harness.h cases, two QPs of one device:
+ *
+ *   ackreq.unsignaled_stream_few_acks
+ *            256 WRITEs of 64 bytes, one per post as perftest posts them,
+ *            every 32nd signalled and waited for: the peer answers at most
+ *            one in four (the port's sent packets less the WRITEs), where
+ *            a requester that asks at the end of every message gets 256.
+ *   ackreq.unsignaled_tail_probed
+ *            three unsignalled WRITEs, then SQD: the SQ Drained event comes,
+ *            which needs the three acknowledged, though none asked; the
+ *            timer asked once, by sending the last packet again (one
+ *            retransmission, one duplicate at the peer), and counted no
+ *            ACK timeout.
+ *   ackreq.unsignaled_then_fence
+ *            with the longest ACK timeout (31: 2.4 hours), an unsignalled
+ *            WRITE, then a fenced, signalled SEND: the SEND waits for the
+ *            WRITE's acknowledgement, which the requester asks for at once
+ *            (one probe), not when the timer would.
+ *   ackreq.unsignaled_to_dead_peer
+ *            an unsignalled WRITE to a QP that is gone completes with
+ *            RETRY_EXC_ERR after the QP's retry_cnt + 1 ACK timeouts,
+ *            exactly: the probe before them is not one of them.
+ *
+ * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] ackreq [HARNESS OPTIONS]
+ */
+#include <fcntl.h>
+
+#include "pair.h"
+#include "transport.h"
+
+#define RETRY_CNT	7
+
+FIXTURE(ackreq) {
+	struct pair p;
+};
+
+FIXTURE_SETUP(ackreq)
+{
+	ctx = transport_open_device(&gid_index);
+	if (!transport_set(1))
+		SKIP(return, "%s: %s", FORCE_WIRE, strerror(errno));
+	pair_init(&self->p, ALL_ACCESS, 7);
+}
+
+FIXTURE_TEARDOWN(ackreq)
+{
+	pair_fini(&self->p);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	transport_put_back();
+}
+
+static void post_write(struct pair *p, uint64_t id, uint32_t off, int signaled)
+{
+	struct ibv_sge sge = { (uintptr_t)p->a.buf + off, 64, p->a.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.wr.rdma = { (uintptr_t)p->b.buf + off, p->b.mr->rkey },
+	}, *bad;
+
+	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+}
+
+/* What @name counted since it was @before, past the counters' 10 ms cache. */
+static unsigned long long counter_delta(const char *name,
+					unsigned long long before)
+{
+	usleep(20000);
+	return test_port_counter(ctx, name) - before;
+}
+
+TEST_F(ackreq, unsignaled_stream_few_acks)
+{
+	unsigned long long sent = test_port_counter(ctx, "sent_pkts");
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	unsigned long long acks;
+	struct ibv_wc wc;
+
+	fill(self->p.a.buf, 256 * 64, 3);
+	for (uint64_t i = 0; i < 256; i++) {
+		post_write(&self->p, i, i * 64, i % 32 == 31);
+		if (i % 32 != 31)
+			continue;
+		wc = test_poll_one(self->p.a.cq, 10);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc.wr_id, i);
+	}
+	CHECK(!memcmp(self->p.a.buf, self->p.b.buf, 256 * 64),
+	      "the WRITEs' data did not all arrive");
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 0);
+	acks = counter_delta("sent_pkts", sent) - 256;
+	printf("# %llu acknowledgements for 256 WRITEs, 8 of them signalled\n",
+	       acks);
+	CHECK(acks <= 64, "%llu acknowledgements for 256 WRITEs", acks);
+}
+
+TEST_F_TIMEOUT(ackreq, unsignaled_tail_probed, 60)
+{
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	unsigned long long dups = test_port_counter(ctx, "duplicate_request");
+	unsigned long long timeouts =
+		test_port_counter(ctx, "local_ack_timeout_err");
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_SQD,
+				    .en_sqd_async_notify = 1 };
+	struct ibv_qp *qp = NULL;
+	struct ibv_wc wc;
+	int flags;
+
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	CHECK_EQ(fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK), 0);
+	fill(self->p.a.buf, 3 * 64, 5);
+	for (uint64_t i = 0; i < 3; i++)
+		post_write(&self->p, i, i * 64, 0);
+	CHECK(wait_data(self->p.b.buf, self->p.a.buf, 3 * 64),
+	      "the WRITEs' data did not arrive");
+	CHECK_EQ(ibv_modify_qp(self->p.a.qp, &attr, IBV_QP_STATE |
+			       IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	CHECK_EQ(test_async_event_of(ctx, test_bound(20) * 1000, &qp),
+		 IBV_EVENT_SQ_DRAINED);
+	CHECK(qp == self->p.a.qp, "the event is for another QP");
+	CHECK_EQ(ibv_poll_cq(self->p.a.cq, 1, &wc), 0);
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 1);
+	CHECK_EQ(counter_delta("duplicate_request", dups), 1);
+	CHECK_EQ(counter_delta("local_ack_timeout_err", timeouts), 0);
+}
+
+TEST_F_TIMEOUT(ackreq, unsignaled_then_fence, 60)
+{
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	struct ibv_qp_attr attr;
+	struct ibv_sge sge = { (uintptr_t)self->p.a.buf + 4096, 64,
+			       self->p.a.mr->lkey };
+	struct ibv_sge rsge = { (uintptr_t)self->p.b.buf + 4096, 64,
+				self->p.b.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+	}, *bad;
+	struct ibv_recv_wr rwr = { .wr_id = 3, .sg_list = &rsge,
+				   .num_sge = 1 }, *rbad;
+	union ibv_gid gid;
+	struct ibv_wc wc;
+
+	for (int i = 0; i < 2; i++) {
+		struct ibv_qp *qp = i ? self->p.b.qp : self->p.a.qp;
+
+		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_RESET };
+		CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_INIT,
+					      .port_num = 1,
+					      .qp_access_flags = ALL_ACCESS };
+		CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT |
+				       IBV_QP_PKEY_INDEX |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	}
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
+	test_connect_timeout(self->p.a.qp, gid_index, &gid,
+			     self->p.b.qp->qp_num, 7, 31);
+	test_connect_timeout(self->p.b.qp, gid_index, &gid,
+			     self->p.a.qp->qp_num, 7, 31);
+	CHECK_EQ(ibv_post_recv(self->p.b.qp, &rwr, &rbad), 0);
+	post_write(&self->p, 1, 0, 0);
+	CHECK_EQ(ibv_post_send(self->p.a.qp, &wr, &bad), 0);
+	wc = test_poll_one(self->p.a.cq, 10);
+	CHECK_EQ(wc.wr_id, 2);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	wc = test_poll_one(self->p.b.cq, 10);
+	CHECK_EQ(wc.wr_id, 3);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 1);
+}
+
+TEST_F_TIMEOUT(ackreq, unsignaled_to_dead_peer, 120)
+{
+	unsigned long long timeouts =
+		test_port_counter(ctx, "local_ack_timeout_err");
+	struct ibv_wc wc;
+
+	CHECK_EQ(ibv_destroy_qp(self->p.b.qp), 0);
+	self->p.b.qp = test_create_qp(self->p.b.pd, self->p.b.cq, NULL,
+				      IBV_QPT_RC, ALL_ACCESS);
+	post_write(&self->p, 7, 0, 0);
+	wc = test_poll_one(self->p.a.cq, 60);
+	CHECK_EQ(wc.wr_id, 7);
+	CHECK(wc.status == IBV_WC_RETRY_EXC_ERR, "status %s",
+	      ibv_wc_status_str(wc.status));
+	CHECK_EQ(counter_delta("local_ack_timeout_err", timeouts),
+		 RETRY_CNT + 1);
+}
+
+TRANSPORT_HARNESS_MAIN
