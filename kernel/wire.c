@@ -121,6 +121,9 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->comp_psn = w->send_psn;
 		w->max_psn = w->send_psn;
 		w->ackreq_psn = roce_psn_add(w->send_psn, -1);
+		w->noack_pkts = 0;
+		w->rewound = false;
+		w->probed = false;
 		w->next_index = qp->sq.index;
 		w->window = SOFTRMA_WIRE_PSNS;
 	}

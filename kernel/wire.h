@@ -69,6 +69,7 @@ struct softrma_wire_resp {
 	 */
 	spinlock_t deferred_lock;
 	bool ack_deferred;
+	bool ack_owed;			/* unasked: only before a request */
 	u32 deferred_psn;
 	u32 deferred_msn;
 };
@@ -89,7 +90,6 @@ struct softrma_wire {
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
 	bool probed;			/* since the last progress */
-	bool probing;			/* the next packet asks: a probe */
 	unsigned long retrans_at;	/* jiffies: the ACK timeout's deadline */
 	struct delayed_work retrans_work;
 	struct work_struct send_work;	/* the requester, kicked by the completer */
@@ -145,6 +145,7 @@ void softrma_wire_retrans_work(struct work_struct *work);
 
 /* wire_answer.c */
 void softrma_wire_answer_ack(struct softrma_qp *qp, u8 syndrome, u32 psn);
+void softrma_wire_answer_owe(struct softrma_qp *qp, u32 psn);
 void softrma_wire_answer_run(struct softrma_qp *qp, u32 budget);
 void softrma_wire_answer_work(struct work_struct *work);
 void softrma_wire_answer_reset(struct softrma_qp *qp);

@@ -18,7 +18,9 @@
  * answers every request of the batch that asked for one.  Anything else
  * the responder sends, and any request of the QP's own requester, sends it
  * first: a requester learns that its message arrived before it sees what
- * its peer sent in reply.
+ * its peer sent in reply.  Requests that did not ask are acknowledged only
+ * so, before the QP's next packet: a requester that waits for one (a fence
+ * behind them) has it with the reply.
  */
 
 #include <linux/build_bug.h>
@@ -68,13 +70,39 @@ void softrma_wire_answer_flush(struct softrma_qp *qp)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
-	if (!smp_load_acquire(&r->ack_deferred))
+	if (!smp_load_acquire(&r->ack_deferred) &&
+	    !smp_load_acquire(&r->ack_owed))
 		return;
 	spin_lock_bh(&r->deferred_lock);
-	if (r->ack_deferred && softrma_state_responds(softrma_qp_state(qp)))
+	if ((r->ack_deferred || r->ack_owed) &&
+	    softrma_state_responds(softrma_qp_state(qp)))
 		softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK, r->deferred_psn,
 					    r->deferred_msn);
+	smp_store_release(&r->ack_owed, false);
 	smp_store_release(&r->ack_deferred, false);
+	spin_unlock_bh(&r->deferred_lock);
+}
+
+/**
+ * softrma_wire_answer_owe() - Notes a request that did not ask for an ACK.
+ * @qp: whose responder executed it
+ * @psn: its PSN
+ *
+ * Its ACK goes before the QP's next packet (softrma_wire_answer_flush()).
+ *
+ * Context: Under @qp's rq_lock, or its gate.
+ */
+void softrma_wire_answer_owe(struct softrma_qp *qp, u32 psn)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	softrma_qp_assert_rq(qp);
+	if (roce_rsrc_pending(&r->rsrc) || r->ack_waits)
+		return;			/* the answers that wait cover it */
+	spin_lock_bh(&r->deferred_lock);
+	r->deferred_psn = psn;
+	r->deferred_msn = r->msn;
+	WRITE_ONCE(r->ack_owed, true);
 	spin_unlock_bh(&r->deferred_lock);
 }
 
@@ -278,6 +306,7 @@ void softrma_wire_answer_reset(struct softrma_qp *qp)
 	WRITE_ONCE(r->ack_waits, false);
 	spin_lock_bh(&r->deferred_lock);
 	WRITE_ONCE(r->ack_deferred, false);
+	WRITE_ONCE(r->ack_owed, false);
 	spin_unlock_bh(&r->deferred_lock);
 }
 

@@ -27,7 +27,6 @@ static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 	w->retry_left = qp->attr.retry_cnt;
 	w->rewound = false;
 	w->probed = false;
-	w->probing = false;
 	softrma_wire_arm_timer(qp, true);
 }
 
@@ -48,6 +47,8 @@ static void softrma_wire_rewind(struct softrma_qp *qp)
 			wqe->next_psn = wqe->first_psn;
 	}
 	w->noack_pkts = 0;
+	/* What asked beyond comp_psn may never have arrived: it asks again. */
+	w->ackreq_psn = roce_psn_add(w->comp_psn, -1);
 }
 
 /*

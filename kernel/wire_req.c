@@ -77,15 +77,28 @@ static int softrma_wire_xmit(struct softrma_qp *qp,
 	return 0;
 }
 
-/* @pkt went out, and with it the PSNs before @end_psn. */
-static void softrma_wire_sent(struct softrma_wire *w,
+/*
+ * @pkt went out, and with it the PSNs before @end_psn.  The first request
+ * that asks for an answer when none is outstanding restarts the timer: the
+ * peer owed nothing for what went before it.  One sent again after a loss
+ * does not: the rounds without progress stay counted.
+ */
+static void softrma_wire_sent(struct softrma_qp *qp,
 			      const struct roce_pkt *pkt, u32 end_psn)
 {
+	struct softrma_wire *w = qp->wire;
 	u32 last = roce_psn_add(end_psn, -1);
 
 	if (roce_psn_diff(end_psn, w->max_psn) > 0)
 		w->max_psn = end_psn;
-	if (pkt->ackreq && roce_psn_diff(last, w->ackreq_psn) > 0)
+	if (!pkt->ackreq) {
+		w->noack_pkts++;
+		return;
+	}
+	w->noack_pkts = 0;
+	if (roce_psn_diff(w->ackreq_psn, w->comp_psn) < 0 && !w->rewound)
+		softrma_wire_arm_timer(qp, true);
+	if (roce_psn_diff(last, w->ackreq_psn) > 0)
 		w->ackreq_psn = last;
 }
 
@@ -96,7 +109,7 @@ static bool softrma_wire_send_next(struct softrma_qp *qp,
 {
 	if (softrma_wire_xmit(qp, wqe, pkt, &wqe->sgl, off))
 		return false;
-	softrma_wire_sent(qp->wire, pkt, roce_psn_add(wqe->next_psn, 1));
+	softrma_wire_sent(qp, pkt, roce_psn_add(wqe->next_psn, 1));
 	wqe->next_psn = roce_psn_add(wqe->next_psn, 1);
 	return true;
 }
@@ -120,8 +133,8 @@ static bool softrma_wire_wqe_wants_ack(struct softrma_qp *qp,
 /*
  * Asks for an acknowledgement at the end of a message that wants one, often
  * enough that the window never waits for one, and in every packet sent
- * again.  What is left unacknowledged behind the last that asked is asked
- * for by softrma_wire_ask_ack().
+ * again (a probe among them).  What is left unacknowledged behind the last
+ * that asked is asked for by softrma_wire_ask_ack().
  */
 static bool softrma_wire_ackreq(struct softrma_qp *qp,
 				const struct softrma_wqe *wqe, bool last)
@@ -129,15 +142,10 @@ static bool softrma_wire_ackreq(struct softrma_qp *qp,
 	struct softrma_wire *w = qp->wire;
 	u32 every = min_t(u32, SOFTRMA_WIRE_ACK_EVERY, w->window / 2);
 
-	if (!softrma_qp_is_reliable(qp))
-		return false;
-	if (w->probing || w->rewound || ++w->noack_pkts >= every ||
-	    (last && softrma_wire_wqe_wants_ack(qp, wqe))) {
-		w->noack_pkts = 0;
-		w->probing = false;
-		return true;
-	}
-	return false;
+	return softrma_qp_is_reliable(qp) &&
+	       (roce_psn_diff(wqe->next_psn, w->max_psn) < 0 ||
+		w->noack_pkts + 1 >= every ||
+		(last && softrma_wire_wqe_wants_ack(qp, wqe)));
 }
 
 /* The next packet of a SEND or WRITE; false when it has to wait. */
@@ -177,11 +185,11 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
  * @qp: the requester
  *
  * For when the requester must know: a fence or a local operation waits for
- * what is in flight, the QP goes to SQD, or the retransmission timer ran
+ * what is in flight, the SQ drains (SQD), or the retransmission timer ran
  * out.  When none of the packets outstanding asked for an acknowledgement
- * (softrma_wire_ackreq()), sends the last of them again, asking: the peer's
- * answer acknowledges them all, or NAKs the first that it lacks.  Once until
- * the next progress, and not while an RNR NAK is waited out.
+ * (softrma_wire_ackreq()), sends the last of them again, which asks: the
+ * peer's answer acknowledges them all, or NAKs the first that it lacks.
+ * Once until the next progress, and not while an RNR NAK is waited out.
  *
  * Return: whether it asked.
  */
@@ -203,8 +211,8 @@ bool softrma_wire_ask_ack(struct softrma_qp *qp)
 		    roce_psn_diff(psn, wqe->first_psn) >= 0 &&
 		    !softrma_wqe_waits_response(wqe)) {
 			wqe->next_psn = psn;
-			w->probing = true;
-			softrma_wire_send_data(qp, wqe);
+			if (!softrma_wire_send_data(qp, wqe))
+				softrma_wire_kick(qp);	/* ODP: once it is in */
 			break;
 		}
 	}
@@ -280,7 +288,7 @@ static bool softrma_wire_send_read(struct softrma_qp *qp,
 	pkt.dma_len = min_t(u64, msg->length - off, (u64)n * w->mtu);
 	softrma_wire_xmit(qp, wqe, &pkt, NULL, 0);	/* no payload to wait for */
 	wqe->next_psn = roce_psn_add(wqe->next_psn, n);
-	softrma_wire_sent(w, &pkt, wqe->next_psn);
+	softrma_wire_sent(qp, &pkt, wqe->next_psn);
 	return true;
 }
 
@@ -348,6 +356,11 @@ static bool softrma_wire_take(struct softrma_qp *qp)
 	struct softrma_wqe *wqe = softrma_wire_wqe(qp, w->next_index);
 	struct softrma_sqe *sqe = wqe->sqe;
 
+	/* What SQD lets drain is sent: it drains once that is acknowledged. */
+	if (softrma_qp_state(qp) == IB_QPS_SQD) {
+		softrma_wire_ask_ack(qp);
+		return false;
+	}
 	if (taken == SOFTRMA_WIRE_WQES || softrma_qp_state(qp) != IB_QPS_RTS ||
 	    smp_load_acquire(&w->resp.ack_waits) ||
 	    !softrma_sq_fetch(qp, w->next_index, sqe))

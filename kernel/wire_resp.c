@@ -206,8 +206,12 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 	switch (res) {
 	case SOFTRMA_RESP_ACK:
 		softrma_wire_resp_advance(qp, pkt);
-		if (pkt->ackreq && !roce_op_is_rd_atomic(op))
+		if (roce_op_is_rd_atomic(op))
+			break;
+		if (pkt->ackreq)
 			softrma_wire_answer_ack(qp, ROCE_AETH_ACK, pkt->psn);
+		else
+			softrma_wire_answer_owe(qp, pkt->psn);
 		break;
 	case SOFTRMA_RESP_RNR_NAK:
 		/* It comes again, with the message's state as it was. */

@@ -4,22 +4,29 @@
  * packets through lo), and what becomes of those that do not.
  * kselftest_harness.h cases, two QPs of one device:
  *
+ * The first three cases connect with the longest ACK timeout (31: 2.4
+ * hours), so that the retransmission timer does nothing within them.
+ *
  *   ackreq.unsignaled_stream_few_acks
  *            256 WRITEs of 64 bytes, one per post as perftest posts them,
- *            every 32nd signalled and waited for: the peer answers at most
- *            one in four (the port's sent packets less the WRITEs), where
- *            a requester that asks at the end of every message gets 256.
+ *            every 8th signalled and waited for: the peer answers at most
+ *            one in four (the port's sent packets less the WRITEs: 32, one
+ *            per signalled WRITE), where a requester that asks at the end
+ *            of every message gets 256.
  *   ackreq.unsignaled_tail_probed
  *            three unsignalled WRITEs, then SQD: the SQ Drained event comes,
- *            which needs the three acknowledged, though none asked; the
- *            timer asked once, by sending the last packet again (one
- *            retransmission, one duplicate at the peer), and counted no
- *            ACK timeout.
+ *            which needs the three acknowledged, though none asked: the
+ *            requester asked at SQD by sending the last packet again (one
+ *            retransmission, one duplicate at the peer).
  *   ackreq.unsignaled_then_fence
- *            with the longest ACK timeout (31: 2.4 hours), an unsignalled
- *            WRITE, then a fenced, signalled SEND: the SEND waits for the
- *            WRITE's acknowledgement, which the requester asks for at once
- *            (one probe), not when the timer would.
+ *            an unsignalled WRITE, then a fenced, signalled SEND: the SEND
+ *            waits for the WRITE's acknowledgement, which the requester
+ *            asks for at once (one probe).
+ *   ackreq.unsignaled_request_acked_by_reply
+ *            a sends b an unsignalled SEND, b replies with a SEND, then a
+ *            sends a fenced SEND: the fence finds the first SEND already
+ *            acknowledged, by the ACK that b sent before its reply, and
+ *            nothing is sent again.
  *   ackreq.unsignaled_to_dead_peer
  *            an unsignalled WRITE to a QP that is gone completes with
  *            RETRY_EXC_ERR after the QP's retry_cnt + 1 ACK timeouts,
@@ -53,6 +60,30 @@ FIXTURE_TEARDOWN(ackreq)
 	transport_put_back();
 }
 
+/* Connects the pair again, with the ACK timeout @timeout. */
+static void reconnect(struct pair *p, int timeout)
+{
+	struct ibv_qp *qps[] = { p->a.qp, p->b.qp };
+	struct ibv_qp_attr attr;
+	union ibv_gid gid;
+
+	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
+	for (int i = 0; i < 2; i++) {
+		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_RESET };
+		CHECK_EQ(ibv_modify_qp(qps[i], &attr, IBV_QP_STATE), 0);
+		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_INIT,
+					      .port_num = 1,
+					      .qp_access_flags = ALL_ACCESS };
+		CHECK_EQ(ibv_modify_qp(qps[i], &attr, IBV_QP_STATE |
+				       IBV_QP_PORT | IBV_QP_PKEY_INDEX |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	}
+	test_connect_timeout(p->a.qp, gid_index, &gid, p->b.qp->qp_num, 7,
+			     timeout);
+	test_connect_timeout(p->b.qp, gid_index, &gid, p->a.qp->qp_num, 7,
+			     timeout);
+}
+
 static void post_write(struct pair *p, uint64_t id, uint32_t off, int signaled)
 {
 	struct ibv_sge sge = { (uintptr_t)p->a.buf + off, 64, p->a.mr->lkey };
@@ -81,10 +112,11 @@ TEST_F(ackreq, unsignaled_stream_few_acks)
 	unsigned long long acks;
 	struct ibv_wc wc;
 
+	reconnect(&self->p, 31);
 	fill(self->p.a.buf, 256 * 64, 3);
 	for (uint64_t i = 0; i < 256; i++) {
-		post_write(&self->p, i, i * 64, i % 32 == 31);
-		if (i % 32 != 31)
+		post_write(&self->p, i, i * 64, i % 8 == 7);
+		if (i % 8 != 7)
 			continue;
 		wc = test_poll_one(self->p.a.cq, 10);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
@@ -94,7 +126,7 @@ TEST_F(ackreq, unsignaled_stream_few_acks)
 	      "the WRITEs' data did not all arrive");
 	CHECK_EQ(counter_delta("retrans_pkts", retrans), 0);
 	acks = counter_delta("sent_pkts", sent) - 256;
-	printf("# %llu acknowledgements for 256 WRITEs, 8 of them signalled\n",
+	printf("# %llu acknowledgements for 256 WRITEs, 32 of them signalled\n",
 	       acks);
 	CHECK(acks <= 64, "%llu acknowledgements for 256 WRITEs", acks);
 }
@@ -111,6 +143,7 @@ TEST_F_TIMEOUT(ackreq, unsignaled_tail_probed, 60)
 	struct ibv_wc wc;
 	int flags;
 
+	reconnect(&self->p, 31);
 	flags = fcntl(ctx->async_fd, F_GETFL);
 	CHECK_EQ(fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK), 0);
 	fill(self->p.a.buf, 3 * 64, 5);
@@ -132,7 +165,6 @@ TEST_F_TIMEOUT(ackreq, unsignaled_tail_probed, 60)
 TEST_F_TIMEOUT(ackreq, unsignaled_then_fence, 60)
 {
 	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
-	struct ibv_qp_attr attr;
 	struct ibv_sge sge = { (uintptr_t)self->p.a.buf + 4096, 64,
 			       self->p.a.mr->lkey };
 	struct ibv_sge rsge = { (uintptr_t)self->p.b.buf + 4096, 64,
@@ -144,26 +176,9 @@ TEST_F_TIMEOUT(ackreq, unsignaled_then_fence, 60)
 	}, *bad;
 	struct ibv_recv_wr rwr = { .wr_id = 3, .sg_list = &rsge,
 				   .num_sge = 1 }, *rbad;
-	union ibv_gid gid;
 	struct ibv_wc wc;
 
-	for (int i = 0; i < 2; i++) {
-		struct ibv_qp *qp = i ? self->p.b.qp : self->p.a.qp;
-
-		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_RESET };
-		CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
-		attr = (struct ibv_qp_attr) { .qp_state = IBV_QPS_INIT,
-					      .port_num = 1,
-					      .qp_access_flags = ALL_ACCESS };
-		CHECK_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT |
-				       IBV_QP_PKEY_INDEX |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	}
-	CHECK_EQ(ibv_query_gid(ctx, 1, gid_index, &gid), 0);
-	test_connect_timeout(self->p.a.qp, gid_index, &gid,
-			     self->p.b.qp->qp_num, 7, 31);
-	test_connect_timeout(self->p.b.qp, gid_index, &gid,
-			     self->p.a.qp->qp_num, 7, 31);
+	reconnect(&self->p, 31);
 	CHECK_EQ(ibv_post_recv(self->p.b.qp, &rwr, &rbad), 0);
 	post_write(&self->p, 1, 0, 0);
 	CHECK_EQ(ibv_post_send(self->p.a.qp, &wr, &bad), 0);
@@ -174,6 +189,56 @@ TEST_F_TIMEOUT(ackreq, unsignaled_then_fence, 60)
 	CHECK_EQ(wc.wr_id, 3);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(counter_delta("retrans_pkts", retrans), 1);
+}
+
+static void post_send(struct side *s, uint64_t id, uint32_t off, int flags)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, 64, s->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = flags,
+	}, *bad;
+
+	CHECK_EQ(ibv_post_send(s->qp, &wr, &bad), 0);
+}
+
+static void post_recv(struct side *s, uint64_t id, uint32_t off)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, 64, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	CHECK_EQ(ibv_post_recv(s->qp, &wr, &bad), 0);
+}
+
+/* The next completion of @s: @id, successful. */
+static void expect_wc(struct side *s, uint64_t id)
+{
+	struct ibv_wc wc = test_poll_one(s->cq, 10);
+
+	CHECK_EQ(wc.wr_id, id);
+	CHECK(wc.status == IBV_WC_SUCCESS, "wr %llu: %s",
+	      (unsigned long long)id, ibv_wc_status_str(wc.status));
+}
+
+TEST_F_TIMEOUT(ackreq, unsignaled_request_acked_by_reply, 60)
+{
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	struct pair *p = &self->p;
+
+	reconnect(p, 31);
+	post_recv(&p->b, 10, 0);
+	post_recv(&p->b, 11, 64);
+	post_recv(&p->a, 20, 0);
+	post_send(&p->a, 1, 0, 0);
+	expect_wc(&p->b, 10);
+	post_send(&p->b, 2, 128, IBV_SEND_SIGNALED);
+	expect_wc(&p->b, 2);
+	expect_wc(&p->a, 20);
+	post_send(&p->a, 3, 64, IBV_SEND_SIGNALED | IBV_SEND_FENCE);
+	expect_wc(&p->a, 3);
+	expect_wc(&p->b, 11);
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 0);
 }
 
 TEST_F_TIMEOUT(ackreq, unsignaled_to_dead_peer, 120)
