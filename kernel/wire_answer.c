@@ -19,8 +19,8 @@
  * the responder sends, and any request of the QP's own requester, sends it
  * first: a requester learns that its message arrived before it sees what
  * its peer sent in reply.  Requests that did not ask are acknowledged only
- * so, before the QP's next packet: a requester that waits for one (a fence
- * behind them) has it with the reply.
+ * before the QP's next request, or by the next answer: a requester that
+ * waits for that (a fence behind them) has it with the reply.
  */
 
 #include <linux/build_bug.h>
@@ -106,18 +106,41 @@ void softrma_wire_answer_owe(struct softrma_qp *qp, u32 psn)
 	spin_unlock_bh(&r->deferred_lock);
 }
 
+/*
+ * Before an answer for @psn: a deferred ACK goes first.  An owed one does
+ * not: the answer acknowledges what came before it, and an ACK beyond the
+ * PSN of a READ answered again would tell the requester that the READ's
+ * responses were lost.
+ */
+static void softrma_wire_answer_flush_before(struct softrma_qp *qp, u32 psn)
+{
+	struct softrma_wire_resp *r = &qp->wire->resp;
+
+	if (smp_load_acquire(&r->ack_owed)) {
+		spin_lock_bh(&r->deferred_lock);
+		if (!r->ack_deferred) {
+			if (roce_psn_diff(psn, r->deferred_psn) > 0)
+				WRITE_ONCE(r->ack_owed, false);
+			spin_unlock_bh(&r->deferred_lock);
+			return;
+		}
+		spin_unlock_bh(&r->deferred_lock);
+	}
+	softrma_wire_answer_flush(qp);
+}
+
 static int softrma_wire_answer_xmit(struct softrma_qp *qp,
 				    struct roce_pkt *pkt,
 				    const struct softrma_sgl *payload, u64 off)
 {
-	softrma_wire_answer_flush(qp);
+	softrma_wire_answer_flush_before(qp, pkt->psn);
 	return softrma_wire_answer_put(qp, pkt, payload, off);
 }
 
 static void softrma_wire_answer_ack_now(struct softrma_qp *qp, u8 syndrome,
 					u32 psn)
 {
-	softrma_wire_answer_flush(qp);
+	softrma_wire_answer_flush_before(qp, psn);
 	softrma_wire_answer_put_ack(qp, syndrome, psn, qp->wire->resp.msn);
 }
 
