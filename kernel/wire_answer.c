@@ -88,7 +88,9 @@ void softrma_wire_answer_flush(struct softrma_qp *qp)
  * @qp: whose responder executed it
  * @psn: its PSN
  *
- * Its ACK goes before the QP's next packet (softrma_wire_answer_flush()).
+ * Its ACK goes before the QP's next request (softrma_wire_answer_flush()),
+ * unless an answer that covers it goes first
+ * (softrma_wire_answer_flush_before()).
  *
  * Context: Under @qp's rq_lock, or its gate.
  */
