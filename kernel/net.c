@@ -186,7 +186,7 @@ static void softrma_net_rx_send_acks(struct softrma_netsock *ns)
 
 	list_for_each_entry_safe(w, next, &ns->rx_acks, ack_entry) {
 		list_del_init(&w->ack_entry);
-		softrma_wire_answer_flush(w->qp);
+		softrma_wire_answer_flush(w->qp, true);
 		softrma_qp_put(w->qp);
 	}
 }

@@ -489,7 +489,7 @@ int softrma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	/* An ACK deferred to the peer goes before the path can change. */
 	if (qp->wire)
-		softrma_wire_answer_flush(qp);
+		softrma_wire_answer_flush(qp, true);
 	err = softrma_check_attr(qp, attr, mask);
 	if (err)
 		goto out;

@@ -791,6 +791,6 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 void softrma_wire_destroy(struct softrma_qp *qp);
 bool softrma_wire_sq_busy(struct softrma_qp *qp);
 void softrma_wire_resp_reset(struct softrma_qp *qp);
-void softrma_wire_answer_flush(struct softrma_qp *qp);
+void softrma_wire_answer_flush(struct softrma_qp *qp, bool owed);
 
 #endif /* SOFTRMA_VERBS_H */

@@ -18,9 +18,9 @@
  * answers every request of the batch that asked for one.  Anything else
  * the responder sends, and any request of the QP's own requester, sends it
  * first: a requester learns that its message arrived before it sees what
- * its peer sent in reply.  Requests that did not ask are acknowledged only
- * before the QP's next request, or by the next answer: a requester that
- * waits for that (a fence behind them) has it with the reply.
+ * its peer sent in reply.  Messages that did not ask are acknowledged only
+ * before the QP's next request message, or by the next answer: a requester
+ * that waits for that (a fence behind them) has it with the reply.
  */
 
 #include <linux/build_bug.h>
@@ -60,37 +60,41 @@ static void softrma_wire_answer_put_ack(struct softrma_qp *qp, u8 syndrome,
 /**
  * softrma_wire_answer_flush() - Sends the ACK that waits for the batch's end.
  * @qp: whose responder deferred it, or did not (then nothing is sent)
+ * @owed: the ACK owed for requests that did not ask goes too
  *
  * Sent under its lock, and cleared only once it has gone: a request of the
  * QP's requester that finds it clear goes after it (softrma_wire_xmit()).
  *
  * Context: Any; takes the deferred ACK's lock with BH off.
  */
-void softrma_wire_answer_flush(struct softrma_qp *qp)
+void softrma_wire_answer_flush(struct softrma_qp *qp, bool owed)
 {
 	struct softrma_wire_resp *r = &qp->wire->resp;
 
 	if (!smp_load_acquire(&r->ack_deferred) &&
-	    !smp_load_acquire(&r->ack_owed))
+	    !(owed && smp_load_acquire(&r->ack_owed)))
 		return;
 	spin_lock_bh(&r->deferred_lock);
-	if ((r->ack_deferred || r->ack_owed) &&
-	    softrma_state_responds(softrma_qp_state(qp)))
-		softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK, r->deferred_psn,
-					    r->deferred_msn);
-	smp_store_release(&r->ack_owed, false);
-	smp_store_release(&r->ack_deferred, false);
+	if (r->ack_deferred || (owed && r->ack_owed)) {
+		if (softrma_state_responds(softrma_qp_state(qp)))
+			softrma_wire_answer_put_ack(qp, ROCE_AETH_ACK,
+						    r->deferred_psn,
+						    r->deferred_msn);
+		smp_store_release(&r->ack_owed, false);
+		smp_store_release(&r->ack_deferred, false);
+	}
 	spin_unlock_bh(&r->deferred_lock);
 }
 
 /**
- * softrma_wire_answer_owe() - Notes a request that did not ask for an ACK.
+ * softrma_wire_answer_owe() - Notes a message that did not ask for an ACK.
  * @qp: whose responder executed it
- * @psn: its PSN
+ * @psn: the PSN of its last packet
  *
- * Its ACK goes before the QP's next request (softrma_wire_answer_flush()),
- * unless an answer that covers it goes first
- * (softrma_wire_answer_flush_before()).
+ * Its ACK goes before the first packet of the QP's next request message
+ * (softrma_wire_answer_flush()), unless an answer that covers it goes first
+ * (softrma_wire_answer_flush_before()): one ACK a message even when both
+ * sides stream.
  *
  * Context: Under @qp's rq_lock, or its gate.
  */
@@ -128,7 +132,7 @@ static void softrma_wire_answer_flush_before(struct softrma_qp *qp, u32 psn)
 		}
 		spin_unlock_bh(&r->deferred_lock);
 	}
-	softrma_wire_answer_flush(qp);
+	softrma_wire_answer_flush(qp, true);
 }
 
 static int softrma_wire_answer_xmit(struct softrma_qp *qp,

@@ -62,8 +62,11 @@ static int softrma_wire_xmit(struct softrma_qp *qp,
 	struct softrma_wire *w = qp->wire;
 	int err;
 
-	/* Its acknowledgement of what the peer sent goes first. */
-	softrma_wire_answer_flush(qp);
+	/*
+	 * Its acknowledgement of what the peer sent goes first; one owed for
+	 * messages that did not ask, before a message's first packet.
+	 */
+	softrma_wire_answer_flush(qp, pkt->psn == wqe->first_psn);
 	pkt->opcode |= softrma_wire_group(qp);
 	pkt->dqpn = qp->attr.dest_qp_num;
 	pkt->xrc_srqn = wqe->msg.xrc_srqn;

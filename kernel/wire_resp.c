@@ -210,7 +210,7 @@ static void softrma_wire_resp_rc(struct softrma_qp *qp,
 			break;
 		if (pkt->ackreq)
 			softrma_wire_answer_ack(qp, ROCE_AETH_ACK, pkt->psn);
-		else
+		else if (roce_op_ends_msg(op))
 			softrma_wire_answer_owe(qp, pkt->psn);
 		break;
 	case SOFTRMA_RESP_RNR_NAK:

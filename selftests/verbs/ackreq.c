@@ -4,7 +4,7 @@
  * packets through lo), and what becomes of those that do not.
  * kselftest_harness.h cases, two QPs of one device:
  *
- * The first three cases connect with the longest ACK timeout (31: 2.4
+ * The first four cases connect with the longest ACK timeout (31: 2.4
  * hours), so that the retransmission timer does nothing within them.
  *
  *   ackreq.unsignaled_stream_few_acks
@@ -13,6 +13,12 @@
  *            one in four (the port's sent packets less the WRITEs: 32, one
  *            per signalled WRITE), where a requester that asks at the end
  *            of every message gets 256.
+ *   ackreq.both_ways_few_acks
+ *            a and b each stream 32 WRITEs of 16 packets to the other at
+ *            once, every 8th signalled: an ACK that one side owes the
+ *            other for the requests that did not ask goes before its next
+ *            message, not before each of its packets (at most 88 ACKs,
+ *            where 1024 packets could each have one in front).
  *   ackreq.unsignaled_tail_probed
  *            three unsignalled WRITEs, then SQD: the SQ Drained event comes,
  *            which needs the three acknowledged, though none asked: the
@@ -34,7 +40,9 @@
  *
  * usage: [SOFTRMA_DEV=softrma0] [SOFTRMA_IPV4=10.9.0.1] ackreq [HARNESS OPTIONS]
  */
+#include <assert.h>
 #include <fcntl.h>
+#include <pthread.h>
 
 #include "pair.h"
 #include "transport.h"
@@ -84,17 +92,24 @@ static void reconnect(struct pair *p, int timeout)
 			     timeout);
 }
 
-static void post_write(struct pair *p, uint64_t id, uint32_t off, int signaled)
+/* A WRITE of @len bytes at @off of @s's buffer to the same place of @peer's. */
+static void post_write_len(struct side *s, struct side *peer, uint64_t id,
+			   uint32_t off, uint32_t len, int signaled)
 {
-	struct ibv_sge sge = { (uintptr_t)p->a.buf + off, 64, p->a.mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = id, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-		.wr.rdma = { (uintptr_t)p->b.buf + off, p->b.mr->rkey },
+		.wr.rdma = { (uintptr_t)peer->buf + off, peer->mr->rkey },
 	}, *bad;
 
-	CHECK_EQ(ibv_post_send(p->a.qp, &wr, &bad), 0);
+	CHECK_EQ(ibv_post_send(s->qp, &wr, &bad), 0);
+}
+
+static void post_write(struct pair *p, uint64_t id, uint32_t off, int signaled)
+{
+	post_write_len(&p->a, &p->b, id, off, 64, signaled);
 }
 
 /* What @name counted since it was @before, past the counters' 10 ms cache. */
@@ -129,6 +144,72 @@ TEST_F(ackreq, unsignaled_stream_few_acks)
 	printf("# %llu acknowledgements for 256 WRITEs, 32 of them signalled\n",
 	       acks);
 	CHECK(acks <= 64, "%llu acknowledgements for 256 WRITEs", acks);
+}
+
+/* One direction of both_ways_few_acks: @s streams into @peer at @base. */
+struct stream {
+	struct side *s, *peer;
+	uint32_t base;
+	pthread_barrier_t *start;	/* both streams at once */
+};
+
+#define STREAM_MSGS	32
+#define STREAM_MSG_LEN	16384	/* 16 packets of the pair's MTU, 1024 */
+
+static void *stream_writes(void *arg)
+{
+	const struct stream *st = arg;
+	struct ibv_wc wc;
+
+	pthread_barrier_wait(st->start);
+	for (uint64_t i = 0; i < STREAM_MSGS; i++) {
+		post_write_len(st->s, st->peer, i,
+			       st->base + i * STREAM_MSG_LEN, STREAM_MSG_LEN,
+			       i % 8 == 7);
+		if (i % 8 != 7)
+			continue;
+		wc = test_poll_one(st->s->cq, 10);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc.wr_id, i);
+	}
+	return NULL;
+}
+
+TEST_F(ackreq, both_ways_few_acks)
+{
+	const uint32_t half = STREAM_MSGS * STREAM_MSG_LEN;
+	/*
+	 * Per direction: one per message, whose end each owes an ACK, and
+	 * one per request that asks (every 8th message, every 64 packets).
+	 */
+	const unsigned long long most = 2 * (STREAM_MSGS + STREAM_MSGS / 8 +
+					     half / 1024 / 64);
+	unsigned long long sent = test_port_counter(ctx, "sent_pkts");
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	struct pair *p = &self->p;
+	pthread_barrier_t start;
+	struct stream st[2] = { { &p->a, &p->b, 0, &start },
+				{ &p->b, &p->a, half, &start } };
+	unsigned long long acks;
+	pthread_t t;
+
+	static_assert(2 * STREAM_MSGS * STREAM_MSG_LEN <= PAIR_BUF_LEN);
+	reconnect(p, 31);
+	fill(p->a.buf, half, 7);
+	fill(p->b.buf + half, half, 8);
+	CHECK_EQ(pthread_barrier_init(&start, NULL, 2), 0);
+	CHECK_EQ(pthread_create(&t, NULL, stream_writes, &st[1]), 0);
+	stream_writes(&st[0]);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	CHECK_EQ(pthread_barrier_destroy(&start), 0);
+	CHECK(!memcmp(p->a.buf, p->b.buf, 2 * half),
+	      "the WRITEs' data did not all arrive");
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 0);
+	acks = counter_delta("sent_pkts", sent) - 2 * half / 1024;
+	printf("# %llu acknowledgements for %u WRITEs of %u packets each way\n",
+	       acks, STREAM_MSGS, STREAM_MSG_LEN / 1024);
+	CHECK(acks <= most, "%llu acknowledgements, more than %llu", acks,
+	      most);
 }
 
 TEST_F_TIMEOUT(ackreq, unsignaled_tail_probed, 60)
