@@ -135,8 +135,9 @@ static bool softrma_wire_wqe_wants_ack(struct softrma_qp *qp,
 
 /*
  * Asks for an acknowledgement at the end of a message that wants one, often
- * enough that the window never waits for one, and in every packet sent
- * again (a probe among them).  What is left unacknowledged behind the last
+ * enough that the window never waits for one, and in the last packet of a
+ * run sent again (a probe among them): one answer acknowledges the run, or
+ * NAKs what it still lacks.  What is left unacknowledged behind the last
  * that asked is asked for by softrma_wire_ask_ack().
  */
 static bool softrma_wire_ackreq(struct softrma_qp *qp,
@@ -146,7 +147,7 @@ static bool softrma_wire_ackreq(struct softrma_qp *qp,
 	u32 every = min_t(u32, SOFTRMA_WIRE_ACK_EVERY, w->window / 2);
 
 	return softrma_qp_is_reliable(qp) &&
-	       (roce_psn_diff(wqe->next_psn, w->max_psn) < 0 ||
+	       (roce_psn_diff(w->max_psn, wqe->next_psn) == 1 ||
 		w->noack_pkts + 1 >= every ||
 		(last && softrma_wire_wqe_wants_ack(qp, wqe)));
 }
