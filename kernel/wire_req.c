@@ -135,10 +135,11 @@ static bool softrma_wire_wqe_wants_ack(struct softrma_qp *qp,
 
 /*
  * Asks for an acknowledgement at the end of a message that wants one, often
- * enough that the window never waits for one, and in the last packet of a
- * run sent again (a probe among them): one answer acknowledges the run, or
- * NAKs what it still lacks.  What is left unacknowledged behind the last
- * that asked is asked for by softrma_wire_ask_ack().
+ * enough that the window never waits for one, and when a run sent again
+ * reaches the last packet sent so far (a probe is one): one answer
+ * acknowledges the run, or NAKs what it still lacks.  A run the window
+ * stops short of it asks every half window.  What is left unacknowledged
+ * behind the last that asked is asked for by softrma_wire_ask_ack().
  */
 static bool softrma_wire_ackreq(struct softrma_qp *qp,
 				const struct softrma_wqe *wqe, bool last)
@@ -188,9 +189,9 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
  * softrma_wire_ask_ack() - Asks for the acknowledgement of what is in flight.
  * @qp: the requester
  *
- * For when the requester must know: a fence or a local operation waits for
- * what is in flight, the SQ drains (SQD), or the retransmission timer ran
- * out.  When none of the packets outstanding asked for an acknowledgement
+ * For when the requester must know: a fence, a local operation or the
+ * error of a WQE that failed waits for what is in flight, the SQ drains
+ * (SQD), or the retransmission timer ran out.  When none of the packets outstanding asked for an acknowledgement
  * (softrma_wire_ackreq()), sends the last of them again, which asks: the
  * peer's answer acknowledges them all, or NAKs the first that it lacks.
  * Once until the next progress, and not while an RNR NAK is waited out.
@@ -429,6 +430,8 @@ bool softrma_wire_send(struct softrma_qp *qp, u32 budget)
 		if (wqe->status != IB_WC_SUCCESS) {
 			if (i == qp->sq.index)
 				softrma_wire_complete_head(qp, wqe->status);
+			else
+				softrma_wire_ask_ack(qp);
 			break;
 		}
 		if (!softrma_wire_send_wqe(qp, wqe, &budget))

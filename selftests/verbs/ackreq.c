@@ -4,7 +4,7 @@
  * packets through lo), and what becomes of those that do not.
  * kselftest_harness.h cases, two QPs of one device:
  *
- * The first four cases connect with the longest ACK timeout (31: 2.4
+ * All but the last case connect with the longest ACK timeout (31: 2.4
  * hours), so that the retransmission timer does nothing within them.
  *
  *   ackreq.unsignaled_stream_few_acks
@@ -28,6 +28,11 @@
  *            an unsignalled WRITE, then a fenced, signalled SEND: the SEND
  *            waits for the WRITE's acknowledgement, which the requester
  *            asks for at once (one probe).
+ *   ackreq.unsignaled_then_bad_wr
+ *            an unsignalled WRITE, then a signalled WRITE with a bad lkey:
+ *            its error completes once the WRITE before it is acknowledged,
+ *            which the requester asks for at once (one probe), not after
+ *            the ACK timeout.
  *   ackreq.unsignaled_request_acked_by_reply
  *            a sends b an unsignalled SEND, b replies with a SEND, then a
  *            sends a fenced SEND: the fence finds the first SEND already
@@ -269,6 +274,29 @@ TEST_F_TIMEOUT(ackreq, unsignaled_then_fence, 60)
 	wc = test_poll_one(self->p.b.cq, 10);
 	CHECK_EQ(wc.wr_id, 3);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(counter_delta("retrans_pkts", retrans), 1);
+}
+
+TEST_F_TIMEOUT(ackreq, unsignaled_then_bad_wr, 60)
+{
+	unsigned long long retrans = test_port_counter(ctx, "retrans_pkts");
+	struct ibv_sge sge = { (uintptr_t)self->p.a.buf, 64,
+			       self->p.a.mr->lkey + 1 };
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { (uintptr_t)self->p.b.buf, self->p.b.mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	reconnect(&self->p, 31);
+	post_write(&self->p, 1, 0, 0);
+	CHECK_EQ(ibv_post_send(self->p.a.qp, &wr, &bad), 0);
+	wc = test_poll_one(self->p.a.cq, 10);
+	CHECK_EQ(wc.wr_id, 2);
+	CHECK(wc.status == IBV_WC_LOC_PROT_ERR, "status %s",
+	      ibv_wc_status_str(wc.status));
 	CHECK_EQ(counter_delta("retrans_pkts", retrans), 1);
 }
 
