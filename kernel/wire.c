@@ -126,6 +126,7 @@ void softrma_wire_modify(struct softrma_qp *qp, const struct ib_qp_attr *attr,
 		w->probed = false;
 		w->next_index = qp->sq.index;
 		w->window = SOFTRMA_WIRE_PSNS;
+		w->window_acked = 0;
 	}
 	if (mask & (IB_QP_SQ_PSN | IB_QP_RETRY_CNT))
 		w->retry_left = qp->attr.retry_cnt;

@@ -87,6 +87,7 @@ struct softrma_wire {
 	u32 noack_pkts;			/* sent since the last AckReq */
 	u32 ackreq_psn;			/* the last PSN that asked for an answer */
 	u32 window;			/* packets unacknowledged at once, now */
+	u32 window_acked;		/* PSNs acknowledged since it last grew */
 	u8 retry_left;
 	bool rewound;			/* since the last progress */
 	bool probed;			/* since the last progress */

@@ -18,12 +18,29 @@ static struct softrma_wqe *softrma_wire_head(struct softrma_qp *qp)
 	return softrma_wire_wqe(qp, qp->sq.index);
 }
 
+/*
+ * After a loss the window grows back by one packet per window acknowledged,
+ * as TCP's does in congestion avoidance.  By one per acknowledgement, a
+ * READ's responses, each one, doubled it every round trip, back into the
+ * losses of a link that cannot take that burst.
+ */
+static void softrma_wire_grow(struct softrma_wire *w, u32 acked)
+{
+	if (w->window == SOFTRMA_WIRE_PSNS)
+		return;
+	w->window_acked += acked;
+	if (w->window_acked >= w->window) {
+		w->window_acked = 0;
+		w->window++;
+	}
+}
+
 static void softrma_wire_progress(struct softrma_qp *qp, u32 comp_psn)
 {
 	struct softrma_wire *w = qp->wire;
 
+	softrma_wire_grow(w, roce_psn_diff(comp_psn, w->comp_psn));
 	w->comp_psn = comp_psn;
-	w->window = min_t(u32, w->window + 1, SOFTRMA_WIRE_PSNS);
 	w->retry_left = qp->attr.retry_cnt;
 	w->rewound = false;
 	w->probed = false;
@@ -61,8 +78,10 @@ static void softrma_wire_go_back(struct softrma_qp *qp, bool again)
 
 	if (w->rewound && !again)
 		return;
-	if (!w->rewound)
+	if (!w->rewound) {
 		w->window = max_t(u32, w->window / 2, SOFTRMA_WIRE_MIN_WINDOW);
+		w->window_acked = 0;
+	}
 	softrma_wire_rewind(qp);
 }
 

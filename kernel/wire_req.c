@@ -7,8 +7,8 @@
  * for an acknowledgement at the end of each message whose completion is
  * signalled, at least every SOFTRMA_WIRE_ACK_EVERY packets and every half
  * SOFTRMA_WIRE_WQES messages, and keeps at most a window of packets
- * unacknowledged: SOFTRMA_WIRE_PSNS, halved on every loss and grown back
- * by one on every acknowledgement, because going back N costs the window.
+ * unacknowledged: SOFTRMA_WIRE_PSNS, halved on every loss, because going
+ * back N costs the window, and grown back by one per window acknowledged.
  * A READ goes out as requests of at most SOFTRMA_WIRE_READ_PKTS responses,
  * one at a time, so that no request asks for more than the window; one sent
  * again for its missing responses keeps its end.  UC completes what it has
