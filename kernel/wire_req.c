@@ -191,9 +191,10 @@ static bool softrma_wire_send_data(struct softrma_qp *qp,
  *
  * For when the requester must know: a fence, a local operation or the
  * error of a WQE that failed waits for what is in flight, the SQ drains
- * (SQD), or the retransmission timer ran out.  When none of the packets outstanding asked for an acknowledgement
- * (softrma_wire_ackreq()), sends the last of them again, which asks: the
- * peer's answer acknowledges them all, or NAKs the first that it lacks.
+ * (SQD), or the retransmission timer ran out.  When none of the packets
+ * outstanding asked for an acknowledgement (softrma_wire_ackreq()), sends
+ * the last of them again, which asks: the peer's answer acknowledges them
+ * all, or NAKs the first that it lacks.
  * Once until the next progress, and not while an RNR NAK is waited out.
  *
  * Return: whether it asked.
